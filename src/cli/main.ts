@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// The `portolan` command. `npm start` runs `portolan start`: every role of the reference system.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, SETTINGS } from '../lib/config.ts';
+import { createLogger } from '../lib/logger.ts';
+import { systemClock } from '../lib/clock.ts';
+import { ROLE_DEFINITIONS } from '../lib/roles.ts';
+import { startSystem } from '../server/system.ts';
+
+const USAGE = `Usage: portolan <command> [options]
+
+Commands:
+  start     Start every role of the reference system (gateway, mapping, device, central,
+            diagnostics, login), each on its own port.
+
+Options:
+  -h, --help  Show this help.
+
+Settings (environment variables):
+${SETTINGS.map((s) => `  ${s.env.padEnd(30)} ${s.description} (default: ${s.default})`).join('\n')}
+`;
+
+async function start() {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel });
+  const system = await startSystem(config, { logger, clock: systemClock });
+  for (const { role, url } of system.roles) {
+    console.log(`${role.padEnd(12)} ${url}  (${ROLE_DEFINITIONS[role].seed})`);
+  }
+  console.log('Portolan is running. Ctrl-C stops it.');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    const timer = setTimeout(() => {
+      logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    await system.stop();
+    console.log('Portolan stopped.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+const command = positionals[0];
+try {
+  if (values.help || !command) {
+    console.log(USAGE);
+  } else if (command === 'start') {
+    await start();
+  } else {
+    console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+    process.exitCode = 2;
+  }
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}

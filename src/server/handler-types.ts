@@ -1,0 +1,46 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/** What a handler sees of a request: already routed, parsed and validated against the spec. */
+export type HandlerRequest<TPath = Record<string, string>, TQuery = Record<string, unknown>, TBody = unknown> = {
+  operationId: string;
+  method: string;
+  /** The request path without the query string. */
+  path: string;
+  params: TPath;
+  query: TQuery;
+  headers: IncomingHttpHeaders;
+  cookies: Record<string, string>;
+  body: TBody;
+  rawBody: Buffer | undefined;
+  requestId: string;
+};
+
+/** A response body: JSON-serialisable value, text, bytes or a stream. */
+export type ResponseBody = unknown;
+
+/** What a handler returns; only the HTTP adapter writes it to the socket. */
+export type HandlerResponse = {
+  status: number;
+  body?: ResponseBody | Readable;
+  headers?: Record<string, string | readonly string[]>;
+  /** Media type of the body; defaults to application/json for objects. */
+  contentType?: string;
+};
+
+export type Handler = (request: HandlerRequest<any, any, any>) => Promise<HandlerResponse> | HandlerResponse;
+
+/** Handlers of one interface, keyed by operationId. */
+export type HandlerMap = Readonly<Record<string, Handler>>;
+
+/** A typed handler: request parts and response bodies come from the generated types of the spec. */
+export type TypedHandler<
+  TData extends { path?: unknown; query?: unknown; body?: unknown },
+  TResponses extends Record<number, unknown>,
+> = (
+  request: HandlerRequest<NonNullable<TData['path']>, NonNullable<TData['query']>, TData['body']>,
+) => Promise<ResponseOf<TResponses>> | ResponseOf<TResponses>;
+
+export type ResponseOf<TResponses extends Record<number, unknown>> = {
+  [S in keyof TResponses & number]: Omit<HandlerResponse, 'status' | 'body'> & { status: S; body: TResponses[S] };
+}[keyof TResponses & number];
