@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `portolan` command. `npm start` runs `portolan start`: every role of the reference system.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, SETTINGS } from '../lib/config.ts';
+import { CONFIG_FILE_ENV, ConfigError, loadConfig, SETTINGS } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ROLE_DEFINITIONS } from '../lib/roles.ts';
@@ -16,8 +16,9 @@ Commands:
 Options:
   -h, --help  Show this help.
 
-Settings (environment variables):
-${SETTINGS.map((s) => `  ${s.env.padEnd(30)} ${s.description} (default: ${s.default})`).join('\n')}
+Settings: environment variables, or the same keys in a JSON file named by ${CONFIG_FILE_ENV}
+(nested keys as objects, e.g. {"ports": {"mapping": 9081}}); the environment wins.
+${SETTINGS.map((s) => `  ${s.env.padEnd(34)} ${s.key.padEnd(22)} ${s.description} (default: ${String(s.default)})`).join('\n')}
 `;
 
 async function start() {
@@ -33,12 +34,13 @@ async function start() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    const limit = config.shutdownDrainMs + config.shutdownTimeoutMs + 5_000;
     const timer = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting');
+      logger.error({ limitMs: limit }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, 10_000);
+    }, limit);
     timer.unref();
-    await system.stop();
+    await system.stop({ drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs });
     console.log('Portolan stopped.');
     process.exit(0);
   };

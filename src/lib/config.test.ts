@@ -1,17 +1,54 @@
 import t from 'tap';
-import { ConfigError, loadConfig } from './config.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, SETTINGS } from './config.ts';
 
-t.test('defaults give every role its DESIGN.md port', async (t) => {
+t.test('defaults give every role its DESIGN.md port and the embedded store', async (t) => {
   const config = loadConfig({});
   t.same(config.ports, { gateway: 8080, mapping: 8081, device: 8100, central: 8200, diagnostics: 8300, login: 8301 });
   t.equal(config.host, '127.0.0.1');
+  t.equal(config.database, 'sqlite:./data/portolan.db');
+  t.equal(config.healthCheckTimeoutMs, 2000);
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.ports), 'the config is frozen');
 });
 
-t.test('every wrong setting is reported in one error', async (t) => {
-  const error = t.throws(() => loadConfig({ PORTOLAN_MAPPING_PORT: 'eighty', PORTOLAN_BODY_LIMIT: '0', PORTOLAN_LOG_LEVEL: 'loud' })) as ConfigError;
+t.test('environment variables are decoded to their types', async (t) => {
+  const config = loadConfig({ PORTOLAN_MAPPING_PORT: '9000', PORTOLAN_VALIDATE_RESPONSES: 'true', PORTOLAN_DATABASE: 'postgres://u@db:5432/x' });
+  t.equal(config.ports.mapping, 9000);
+  t.equal(config.validateResponses, true);
+  t.equal(config.database, 'postgres://u@db:5432/x');
+});
+
+t.test('a JSON file sets values and the environment overrides it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'portolan-config-'));
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify({ ports: { mapping: 9100, device: 9200 }, logLevel: 'warn' }));
+  const config = loadConfig({ PORTOLAN_CONFIG: file, PORTOLAN_DEVICE_PORT: '9300' });
+  t.equal(config.ports.mapping, 9100, 'from the file');
+  t.equal(config.ports.device, 9300, 'the environment wins');
+  t.equal(config.logLevel, 'warn');
+});
+
+t.test('every wrong setting is reported in one error, one line each', async (t) => {
+  const error = t.throws(() => loadConfig({ PORTOLAN_MAPPING_PORT: 'eighty', PORTOLAN_BODY_LIMIT: '0', PORTOLAN_LOG_LEVEL: 'loud', PORTOLAN_DATABASE: 'mysql://x' })) as ConfigError;
   t.type(error, ConfigError);
-  t.equal(error.problems.length, 3);
-  t.match(error.message, /PORTOLAN_MAPPING_PORT must be a whole number/);
-  t.match(error.message, /PORTOLAN_LOG_LEVEL must be one of/);
+  t.equal(error.problems.length, 4);
+  t.match(error.message, /PORTOLAN_MAPPING_PORT must be integer, got 'eighty'/);
+  t.match(error.message, /PORTOLAN_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'/);
+  t.match(error.message, /PORTOLAN_DATABASE must match pattern/);
+});
+
+t.test('a bad file is named: unreadable, not JSON, unknown keys, wrong values', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'portolan-config-'));
+  t.throws(() => loadConfig({ PORTOLAN_CONFIG: join(dir, 'missing.json') }), /cannot read .*missing.json \(ENOENT\)/);
+  writeFileSync(join(dir, 'bad.json'), '{ nope');
+  t.throws(() => loadConfig({ PORTOLAN_CONFIG: join(dir, 'bad.json') }), /is not a JSON object/);
+  writeFileSync(join(dir, 'wrong.json'), JSON.stringify({ prots: {}, ports: { gateway: 70000 } }));
+  const error = t.throws(() => loadConfig({ PORTOLAN_CONFIG: join(dir, 'wrong.json') })) as ConfigError;
+  t.match(error.problems, [/unknown setting 'prots'/, /ports.gateway in the PORTOLAN_CONFIG file must be <= 65535/]);
+});
+
+t.test('every setting has an environment variable, a default and a description', async (t) => {
+  for (const s of SETTINGS) t.ok(s.env.startsWith('PORTOLAN_') && s.default !== undefined && s.description.length > 10, s.key);
 });

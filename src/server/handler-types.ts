@@ -4,6 +4,8 @@ import type { Readable } from 'node:stream';
 /** What a handler sees of a request: already routed, parsed and validated against the spec. */
 export type HandlerRequest<TPath = Record<string, string>, TQuery = Record<string, unknown>, TBody = unknown> = {
   operationId: string;
+  /** The role (listener) the request arrived on. */
+  role: string;
   method: string;
   /** The request path without the query string. */
   path: string;
@@ -38,8 +40,11 @@ export type TypedHandler<
   TData extends { path?: unknown; query?: unknown; body?: unknown },
   TResponses extends Record<number, unknown>,
 > = (
-  request: HandlerRequest<NonNullable<TData['path']>, NonNullable<TData['query']>, TData['body']>,
+  request: HandlerRequest<Part<TData['path']>, Part<TData['query']>, TData['body']>,
 ) => Promise<ResponseOf<TResponses>> | ResponseOf<TResponses>;
+
+/** A request part of the generated `XData` types; operations without that part get an empty record. */
+type Part<T> = [Exclude<T, undefined>] extends [never] ? Record<string, never> : Exclude<T, undefined>;
 
 export type ResponseOf<TResponses extends Record<number, unknown>> = {
   [S in keyof TResponses & number]: Omit<HandlerResponse, 'status' | 'body'> & { status: S; body: TResponses[S] };

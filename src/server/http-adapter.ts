@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import hyperid from 'hyperid';
 import { portolanError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { HandlerResponse } from './handler-types.ts';
 import type { ErrorRenderer, RoleApp } from './role-app.ts';
 
@@ -13,12 +14,17 @@ export type RoleServerOptions = {
   renderError: ErrorRenderer;
   bodyLimitBytes: number;
   logger: Logger;
+  metrics: Metrics;
 };
 
 export type RoleServer = {
   server: Server;
   listen(port: number, host: string): Promise<AddressInfo>;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish (idle keep-alive connections close
+   * at once), and cuts whatever is still open after `timeoutMs`.
+   */
+  close(timeoutMs?: number): Promise<void>;
 };
 
 class BodyTooLarge extends Error {}
@@ -33,6 +39,13 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
 
   const server = createServer(async (req, res) => {
     const started = process.hrtime.bigint();
+    if (req.method === 'GET' && req.url === '/metrics') {
+      // Observability, not part of any interface's contract: answered before routing.
+      const text = await options.metrics.render();
+      res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     const requestId = nextId();
     let response: HandlerResponse & { operationId?: string };
     try {
@@ -55,6 +68,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     }
     writeResponse(res, response, requestId);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    options.metrics.observe(options.app.role, response.operationId, response.status, ms / 1000);
     log.info({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   server.on('clientError', (_error, socket) => {
@@ -71,9 +85,13 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
           resolve(server.address() as AddressInfo);
         });
       }),
-    close: () =>
+    close: (timeoutMs = 10_000) =>
       new Promise((resolve) => {
-        server.close(() => resolve());
+        const cut = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };

@@ -93,6 +93,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       }
       const handlerRequest: HandlerRequest = {
         operationId: operation.operationId,
+        role: options.role,
         method: request.method,
         path,
         params,

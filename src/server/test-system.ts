@@ -1,22 +1,49 @@
-import { pino } from 'pino';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { createFakeClock } from '../lib/clock.ts';
+import { ROLE_NAMES } from '../lib/roles.ts';
 import { startSystem, type SystemDependencies } from './system.ts';
 
+type Teardown = { teardown(fn: () => unknown): void };
+
+/** A fresh embedded database file in a temporary directory, removed when the test ends. */
+export function tempSqliteUrl(t: Teardown): { url: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'portolan-test-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return { url: `sqlite:${join(dir, 'data', 'portolan.db')}`, dir };
+}
+
+export type TestSystemOptions = {
+  config?: Partial<Config>;
+  handlers?: SystemDependencies['handlers'];
+  logger?: Logger;
+};
+
 /**
- * Starts the whole system for a test on ephemeral ports with response validation on, and stops it
- * when the test ends.
+ * Starts the whole system for a test on ephemeral ports, response validation on, a fresh embedded
+ * store unless `config.database` names one; stops it when the test ends.
  */
-export async function startTestSystem(
-  t: { teardown(fn: () => unknown): void },
-  options: { config?: Partial<Config>; handlers?: SystemDependencies['handlers'] } = {},
-) {
+export async function startTestSystem(t: Teardown, options: TestSystemOptions = {}) {
+  const database = options.config?.database ?? tempSqliteUrl(t).url;
   const config = loadConfig(
-    Object.fromEntries(['GATEWAY', 'MAPPING', 'DEVICE', 'CENTRAL', 'DIAGNOSTICS', 'LOGIN'].map((r) => [`PORTOLAN_${r}_PORT`, '0'])),
-    { validateResponses: true, logLevel: 'silent', ...options.config },
+    Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0'])),
+    { validateResponses: true, logLevel: 'silent', ...options.config, database },
   );
   const clock = createFakeClock();
-  const system = await startSystem(config, { logger: pino({ level: 'silent' }), clock, ...(options.handlers ? { handlers: options.handlers } : {}) });
-  t.teardown(() => system.stop());
-  return { system, clock, config };
+  const system = await startSystem(config, {
+    logger: options.logger ?? pino({ level: 'silent' }),
+    clock,
+    ...(options.handlers ? { handlers: options.handlers } : {}),
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await system.stop({ timeoutMs: 1000 });
+  };
+  t.teardown(stop);
+  return { system, clock, config, stop };
 }

@@ -1,0 +1,42 @@
+import t from 'tap';
+import { createFakeClock } from '../../lib/clock.ts';
+import { evaluateHealth } from './evaluate.ts';
+
+const clock = createFakeClock(Date.parse('2026-03-01T12:00:00Z'));
+const up = async () => ({ ok: true as const });
+const down = async () => ({ ok: false as const, reason: 'refused' });
+const hang = () => new Promise<never>(() => {});
+
+t.test('all checks up: 200 healthy, connected, available, ISO timestamp', async (t) => {
+  t.same(await evaluateHealth({ database: up, services: [up] }, { clock, timeoutMs: 100, draining: false }), {
+    status: 200,
+    body: { status: 'healthy', database: 'connected', services: 'available', timestamp: '2026-03-01T12:00:00.000Z' },
+  });
+});
+
+t.test('a failing dependency: 503 unhealthy naming which side failed', async (t) => {
+  t.match(await evaluateHealth({ database: down, services: [up] }, { clock, timeoutMs: 100, draining: false }), { status: 503, body: { status: 'unhealthy', database: 'disconnected', services: 'available' } });
+  t.match(await evaluateHealth({ database: up, services: [up, down] }, { clock, timeoutMs: 100, draining: false }), { status: 503, body: { database: 'connected', services: 'unavailable' } });
+});
+
+t.test('a check that hangs is cut at the timeout: the answer still comes', async (t) => {
+  const started = performance.now();
+  const verdict = await evaluateHealth({ database: hang, services: [hang] }, { clock, timeoutMs: 80, draining: false });
+  const elapsed = performance.now() - started;
+  t.equal(verdict.status, 503);
+  t.ok(elapsed < 1000, `answered after ${Math.round(elapsed)} ms`);
+});
+
+t.test('a check that throws is an unexpected failure: 500 error with a message', async (t) => {
+  const broken = async () => {
+    throw new Error('pool exhausted');
+  };
+  t.same(await evaluateHealth({ database: broken, services: [] }, { clock, timeoutMs: 100, draining: false }), {
+    status: 500,
+    body: { status: 'error', message: 'Health check failed: pool exhausted', timestamp: '2026-03-01T12:00:00.000Z' },
+  });
+});
+
+t.test('a draining role is unhealthy even with every check up', async (t) => {
+  t.match(await evaluateHealth({ database: up, services: [] }, { clock, timeoutMs: 100, draining: true }), { status: 503, body: { services: 'unavailable' } });
+});

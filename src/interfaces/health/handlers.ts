@@ -1,0 +1,22 @@
+import type * as G from '../../../generated/health/types.gen.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { TypedHandler } from '../../server/handler-types.ts';
+import { evaluateHealth, type RoleChecks } from './evaluate.ts';
+
+export type HealthDependencies = {
+  /** The checks of the role a request arrived on. */
+  checksFor: (role: string) => RoleChecks;
+  clock: Clock;
+  timeoutMs: number;
+  /** True once shutdown has begun. */
+  isDraining: () => boolean;
+};
+
+/** Interface G on every role: `GET /health` from that role's own checks. */
+export function createHealthHandlers(deps: HealthDependencies) {
+  const getHealth: TypedHandler<G.GetHealthData, G.GetHealthResponses & G.GetHealthErrors> = async ({ role }) => {
+    const verdict = await evaluateHealth(deps.checksFor(role), { clock: deps.clock, timeoutMs: deps.timeoutMs, draining: deps.isDraining() });
+    return { ...verdict, headers: { 'cache-control': 'no-store' } };
+  };
+  return { getHealth };
+}

@@ -1,0 +1,64 @@
+import type * as A from '../../../generated/mapping/types.gen.ts';
+import type { IdGenerator } from '../../lib/ids.ts';
+import type { TypedHandler } from '../../server/handler-types.ts';
+import { toChart } from './charts.ts';
+import type { MappingStore } from './store.ts';
+
+export type MappingDependencies = { store: MappingStore; ids: IdGenerator; apiIndex: A.ApiIndex };
+
+const notFound = (what: string, id: string) => ({ status: 404 as const, body: { status: 'error' as const, message: `${what} '${id}' was not found.` } });
+
+/** Interface A: thin HTTP <-> domain handlers; requests arrive validated against specs/mapping.yaml. */
+export function createMappingHandlers({ store, ids, apiIndex }: MappingDependencies) {
+  const listEndpoints: TypedHandler<A.ListEndpointsData, A.ListEndpointsResponses> = () => ({ status: 200, body: apiIndex });
+
+  const listCharts: TypedHandler<A.ListChartsData, A.ListChartsResponses> = async () => {
+    const data: Record<string, A.Chart> = {};
+    for (const record of await store.listCharts()) data[record.id] = toChart(record);
+    return { status: 200, body: { status: 'success', data } };
+  };
+
+  const createChart: TypedHandler<A.CreateChartData, A.CreateChartResponses & A.CreateChartErrors> = async ({ body }) => {
+    const id = ids();
+    await store.createChart({ ...body, id });
+    return { status: 201, body: { status: 'success', message: 'Chart created successfully', id } };
+  };
+
+  const getChart: TypedHandler<A.GetChartData, A.GetChartResponses & A.GetChartErrors> = async ({ params }) => {
+    const record = await store.getChart(params.chartId);
+    return record ? { status: 200, body: { status: 'success', data: toChart(record) } } : notFound('Chart', params.chartId);
+  };
+
+  const listVessels: TypedHandler<A.ListVesselsData, A.ListVesselsResponses> = async () => {
+    const vessels = await store.listVessels();
+    return { status: 200, body: { status: 'success', data: vessels.map(({ id, type, crew, status }) => ({ id, type, crew, status })) } };
+  };
+
+  const getVessel: TypedHandler<A.GetVesselData, A.GetVesselResponses & A.GetVesselErrors> = async ({ params }) => {
+    const vessel = await store.getVessel(params.vesselId);
+    return vessel ? { status: 200, body: { status: 'success', data: vessel } } : notFound('Vessel', params.vesselId);
+  };
+
+  const listHazards: TypedHandler<A.ListHazardsData, A.ListHazardsResponses> = async () => ({
+    status: 200,
+    body: { status: 'success', data: await store.listHazards() },
+  });
+
+  const listJournalEntries: TypedHandler<A.ListJournalEntriesData, A.ListJournalEntriesResponses> = async () => ({
+    status: 200,
+    body: { status: 'success', data: await store.listJournalEntries() },
+  });
+
+  const listResources: TypedHandler<A.ListResourcesData, A.ListResourcesResponses> = async () => ({
+    status: 200,
+    body: { status: 'success', data: await store.listResources() },
+  });
+
+  const createResource: TypedHandler<A.CreateResourceData, A.CreateResourceResponses & A.CreateResourceErrors> = async ({ body }) => {
+    const id = ids();
+    await store.createResource({ ...body, id });
+    return { status: 201, body: { status: 'success', message: 'Resource created successfully', id } };
+  };
+
+  return { listEndpoints, listCharts, createChart, getChart, listVessels, getVessel, listHazards, listJournalEntries, listResources, createResource };
+}

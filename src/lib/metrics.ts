@@ -1,0 +1,36 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics, served at `/metrics` on every role. One registry per process
+ * (labels tell the roles apart), created in the composition root and passed in.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'portolan_process_' });
+  const requests = new Counter({
+    name: 'portolan_http_requests_total',
+    help: 'HTTP requests answered, by role, operation and status.',
+    labelNames: ['role', 'operation', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'portolan_http_request_duration_seconds',
+    help: 'Time from the request to the end of its answer, by role and operation.',
+    labelNames: ['role', 'operation'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  return {
+    registry,
+    /** Records one answered request; `operation` is the operationId, or `none` when nothing matched. */
+    observe(role: string, operation: string | undefined, status: number, seconds: number) {
+      const op = operation ?? 'none';
+      requests.inc({ role, operation: op, status: String(status) });
+      duration.observe({ role, operation: op }, seconds);
+    },
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
