@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CreateChartData, CreateChartErrors, CreateChartResponses, CreateResourceData, CreateResourceErrors, CreateResourceResponses, GetChartData, GetChartErrors, GetChartResponses, GetVesselData, GetVesselErrors, GetVesselResponses, ListChartsData, ListChartsResponses, ListEndpointsData, ListEndpointsResponses, ListHazardsData, ListHazardsResponses, ListJournalEntriesData, ListJournalEntriesResponses, ListResourcesData, ListResourcesResponses, ListVesselsData, ListVesselsResponses } from './types.gen.ts';
+import type { CreateChartData, CreateChartErrors, CreateChartResponses, CreateResourceData, CreateResourceErrors, CreateResourceResponses, GetChartData, GetChartErrors, GetChartResponses, GetVesselData, GetVesselErrors, GetVesselResponses, ListChartsData, ListChartsErrors, ListChartsResponses, ListEndpointsData, ListEndpointsResponses, ListHazardsData, ListHazardsErrors, ListHazardsResponses, ListJournalEntriesData, ListJournalEntriesErrors, ListJournalEntriesResponses, ListResourcesData, ListResourcesErrors, ListResourcesResponses, ListVesselsData, ListVesselsErrors, ListVesselsResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -35,7 +35,7 @@ export const listEndpoints = <ThrowOnError extends boolean = false>(options?: Op
  * unknown has no `risk_level` property.
  *
  */
-export const listCharts = <ThrowOnError extends boolean = false>(options?: Options<ListChartsData, ThrowOnError>): RequestResult<ListChartsResponses, unknown, ThrowOnError> => (options?.client ?? client).get<ListChartsResponses, unknown, ThrowOnError>({ url: '/api/charts', ...options });
+export const listCharts = <ThrowOnError extends boolean = false>(options?: Options<ListChartsData, ThrowOnError>): RequestResult<ListChartsResponses, ListChartsErrors, ThrowOnError> => (options?.client ?? client).get<ListChartsResponses, ListChartsErrors, ThrowOnError>({ url: '/api/charts', ...options });
 
 /**
  * Create a chart
@@ -70,7 +70,7 @@ export const getChart = <ThrowOnError extends boolean = false>(options: Options<
  *
  * Returns every vessel of the expedition as a `VesselBasic` (id, type, crew, status).
  */
-export const listVessels = <ThrowOnError extends boolean = false>(options?: Options<ListVesselsData, ThrowOnError>): RequestResult<ListVesselsResponses, unknown, ThrowOnError> => (options?.client ?? client).get<ListVesselsResponses, unknown, ThrowOnError>({ url: '/api/vessels', ...options });
+export const listVessels = <ThrowOnError extends boolean = false>(options?: Options<ListVesselsData, ThrowOnError>): RequestResult<ListVesselsResponses, ListVesselsErrors, ThrowOnError> => (options?.client ?? client).get<ListVesselsResponses, ListVesselsErrors, ThrowOnError>({ url: '/api/vessels', ...options });
 
 /**
  * Get a vessel by id
@@ -86,7 +86,7 @@ export const getVessel = <ThrowOnError extends boolean = false>(options: Options
  * with their position and severity. Shapes designed: the seed only advertises the path.
  *
  */
-export const listHazards = <ThrowOnError extends boolean = false>(options?: Options<ListHazardsData, ThrowOnError>): RequestResult<ListHazardsResponses, unknown, ThrowOnError> => (options?.client ?? client).get<ListHazardsResponses, unknown, ThrowOnError>({ url: '/api/hazards', ...options });
+export const listHazards = <ThrowOnError extends boolean = false>(options?: Options<ListHazardsData, ThrowOnError>): RequestResult<ListHazardsResponses, ListHazardsErrors, ThrowOnError> => (options?.client ?? client).get<ListHazardsResponses, ListHazardsErrors, ThrowOnError>({ url: '/api/hazards', ...options });
 
 /**
  * Read the expedition journal
@@ -95,7 +95,7 @@ export const listHazards = <ThrowOnError extends boolean = false>(options?: Opti
  * seed only advertises the path.
  *
  */
-export const listJournalEntries = <ThrowOnError extends boolean = false>(options?: Options<ListJournalEntriesData, ThrowOnError>): RequestResult<ListJournalEntriesResponses, unknown, ThrowOnError> => (options?.client ?? client).get<ListJournalEntriesResponses, unknown, ThrowOnError>({ url: '/api/journal', ...options });
+export const listJournalEntries = <ThrowOnError extends boolean = false>(options?: Options<ListJournalEntriesData, ThrowOnError>): RequestResult<ListJournalEntriesResponses, ListJournalEntriesErrors, ThrowOnError> => (options?.client ?? client).get<ListJournalEntriesResponses, ListJournalEntriesErrors, ThrowOnError>({ url: '/api/journal', ...options });
 
 /**
  * List expedition resources
@@ -104,7 +104,7 @@ export const listJournalEntries = <ThrowOnError extends boolean = false>(options
  * quantities. Shapes designed: the seed only advertises the path.
  *
  */
-export const listResources = <ThrowOnError extends boolean = false>(options?: Options<ListResourcesData, ThrowOnError>): RequestResult<ListResourcesResponses, unknown, ThrowOnError> => (options?.client ?? client).get<ListResourcesResponses, unknown, ThrowOnError>({ url: '/api/resources', ...options });
+export const listResources = <ThrowOnError extends boolean = false>(options?: Options<ListResourcesData, ThrowOnError>): RequestResult<ListResourcesResponses, ListResourcesErrors, ThrowOnError> => (options?.client ?? client).get<ListResourcesResponses, ListResourcesErrors, ThrowOnError>({ url: '/api/resources', ...options });
 
 /**
  * Record a new expedition resource

@@ -285,6 +285,15 @@ export type ListChartsData = {
     url: '/api/charts';
 };
 
+export type ListChartsErrors = {
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
+};
+
+export type ListChartsError = ListChartsErrors[keyof ListChartsErrors];
+
 export type ListChartsResponses = {
     /**
      * All charts, keyed by chart id.
@@ -306,6 +315,14 @@ export type CreateChartErrors = {
      * Invalid chart input.
      */
     400: Error;
+    /**
+     * The request body is larger than the server's configured limit (designed; `PORTOLAN_BODY_LIMIT`, 1 MiB by default). Nothing is stored.
+     */
+    413: Error;
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
 };
 
 export type CreateChartError = CreateChartErrors[keyof CreateChartErrors];
@@ -340,6 +357,10 @@ export type GetChartErrors = {
      * No chart has this id.
      */
     404: Error;
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
 };
 
 export type GetChartError = GetChartErrors[keyof GetChartErrors];
@@ -359,6 +380,15 @@ export type ListVesselsData = {
     query?: never;
     url: '/api/vessels';
 };
+
+export type ListVesselsErrors = {
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
+};
+
+export type ListVesselsError = ListVesselsErrors[keyof ListVesselsErrors];
 
 export type ListVesselsResponses = {
     /**
@@ -390,6 +420,10 @@ export type GetVesselErrors = {
      * No vessel has this id.
      */
     404: Error;
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
 };
 
 export type GetVesselError = GetVesselErrors[keyof GetVesselErrors];
@@ -410,6 +444,15 @@ export type ListHazardsData = {
     url: '/api/hazards';
 };
 
+export type ListHazardsErrors = {
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
+};
+
+export type ListHazardsError = ListHazardsErrors[keyof ListHazardsErrors];
+
 export type ListHazardsResponses = {
     /**
      * All charted hazards.
@@ -426,6 +469,15 @@ export type ListJournalEntriesData = {
     url: '/api/journal';
 };
 
+export type ListJournalEntriesErrors = {
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
+};
+
+export type ListJournalEntriesError = ListJournalEntriesErrors[keyof ListJournalEntriesErrors];
+
 export type ListJournalEntriesResponses = {
     /**
      * All journal entries.
@@ -441,6 +493,15 @@ export type ListResourcesData = {
     query?: never;
     url: '/api/resources';
 };
+
+export type ListResourcesErrors = {
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
+};
+
+export type ListResourcesError = ListResourcesErrors[keyof ListResourcesErrors];
 
 export type ListResourcesResponses = {
     /**
@@ -463,6 +524,14 @@ export type CreateResourceErrors = {
      * Invalid resource input.
      */
     400: Error;
+    /**
+     * The request body is larger than the server's configured limit (designed; `PORTOLAN_BODY_LIMIT`, 1 MiB by default). Nothing is stored.
+     */
+    413: Error;
+    /**
+     * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
+     */
+    503: Error;
 };
 
 export type CreateResourceError = CreateResourceErrors[keyof CreateResourceErrors];

@@ -1,4 +1,5 @@
-import { portolanError, statusOf, type PortolanError } from '../lib/errors.ts';
+import { portolanError, type PortolanError } from '../lib/errors.ts';
+import { isDatabaseError } from '../stores/database-error.ts';
 import type { InterfaceName } from '../lib/spec-catalog.ts';
 import type { ResponseChecker } from '../lib/contract/response-check.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -52,10 +53,27 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   const operations = options.interfaces.flatMap((i) => i.runtime.operations.filter((op) => op.roles.includes(options.role)));
   const routes = createRouteTable(operations);
 
-  const fail = (owner: RoleInterface, error: PortolanError, request: IncomingRequest, operationId?: string) => ({
-    ...owner.renderError(error, request),
-    ...(operationId ? { operationId } : {}),
-  });
+  const fail = (owner: RoleInterface, error: PortolanError, request: IncomingRequest, operation?: RuntimeOperation) => {
+    const response = owner.renderError(error, request);
+    if (!operation) return response;
+    // 501 is outside every contract by design (not implemented yet); any other answer must be declared.
+    const checked = error.code === 'notImplemented' ? response : checkedResponse(owner, operation, response);
+    return { ...checked, operationId: operation.operationId };
+  };
+
+  /** With response checking on, an answer that breaks the contract becomes a 500 naming the violation. */
+  const checkedResponse = (owner: RoleInterface, operation: RuntimeOperation, response: HandlerResponse): HandlerResponse => {
+    if (!owner.checkResponse) return response;
+    const violations = owner.checkResponse(operation, {
+      status: response.status,
+      headers: { 'content-type': response.contentType ?? 'application/json', ...lowerKeys(response.headers) },
+      body: response.body,
+    });
+    if (violations.length === 0) return response;
+    const details = violations.map((v) => `${v.check}${v.pointer ? ` at ${v.pointer}` : ''}: ${v.message}`);
+    options.logger.error({ operationId: operation.operationId, status: response.status, violations: details }, 'response breaks the contract');
+    return owner.renderError(portolanError('internal', `Response of ${operation.operationId} breaks the contract: ${details.join('; ')}`), { headers: {} });
+  };
 
   return {
     role: options.role,
@@ -75,7 +93,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       const owner = byInterface.get(operation.interfaceName)!;
       const query = parseQuery(queryStart === -1 ? '' : request.url.slice(queryStart + 1));
       const parsed = await parseBody(request.headers['content-type'], request.rawBody);
-      if (!parsed.ok) return fail(owner, parsed.error, request, operation.operationId);
+      if (!parsed.ok) return fail(owner, parsed.error, request, operation);
 
       const problems = owner.runtime.validateRequest(operation, {
         method: request.method,
@@ -85,11 +103,11 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
         body: forValidation(parsed.value),
       });
       if (problems.length > 0) {
-        return fail(owner, portolanError('invalidRequest', `Invalid request: ${problems.join('; ')}.`, problems), request, operation.operationId);
+        return fail(owner, portolanError('invalidRequest', `Invalid request: ${problems.join('; ')}.`, problems), request, operation);
       }
       const handler = owner.handlers[operation.operationId];
       if (!handler) {
-        return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation.operationId);
+        return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
       }
       const handlerRequest: HandlerRequest = {
         operationId: operation.operationId,
@@ -108,22 +126,14 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       try {
         response = await handler(handlerRequest);
       } catch (error) {
-        options.logger.error({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'handler failed');
-        return fail(owner, portolanError('internal'), request, operation.operationId);
-      }
-      if (owner.checkResponse) {
-        const violations = owner.checkResponse(operation, {
-          status: response.status,
-          headers: { 'content-type': response.contentType ?? 'application/json', ...lowerKeys(response.headers) },
-          body: response.body,
-        });
-        if (violations.length > 0) {
-          const details = violations.map((v) => `${v.check}${v.pointer ? ` at ${v.pointer}` : ''}: ${v.message}`);
-          options.logger.error({ operationId: operation.operationId, violations: details }, 'response breaks the contract');
-          return fail(owner, portolanError('internal', `Response of ${operation.operationId} breaks the contract: ${details.join('; ')}`), request, operation.operationId);
+        if (isDatabaseError(error, 'unavailable') || isDatabaseError(error, 'closed')) {
+          options.logger.warn({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'store unavailable');
+          return fail(owner, portolanError('unavailable', 'The store is unavailable; try again later.'), request, operation);
         }
+        options.logger.error({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'handler failed');
+        return fail(owner, portolanError('internal'), request, operation);
       }
-      return { ...response, operationId: operation.operationId };
+      return { ...checkedResponse(owner, operation, response), operationId: operation.operationId };
     },
   };
 }
@@ -141,4 +151,3 @@ function lowerKeys(headers: HandlerResponse['headers']) {
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-export { statusOf };

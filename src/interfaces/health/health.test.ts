@@ -40,7 +40,9 @@ t.test('embedded store lost: 503 on every role within the check timeout, 200 aga
     t.match(body, { status: 'unhealthy', database: 'disconnected' });
     t.ok(performance.now() - started < 2000, 'answered promptly');
   }
-  t.equal((await fetch(`${mapping}/api/charts`)).status, 500, 'a request needing the store fails cleanly');
+  const failing = await fetch(`${mapping}/api/charts`);
+  t.equal(failing.status, 503, 'a request needing the store gets 503');
+  t.same(await failing.json(), { status: 'error', message: 'The store is unavailable; try again later.' });
   renameSync(join(dir, 'gone'), join(dir, 'data'));
   t.match(await health(mapping), { status: 200, body: { status: 'healthy', database: 'connected' } }, 'healthy again, no restart');
   t.equal((await fetch(`${mapping}/api/vessels`)).status, 200, 'the store answers again');
