@@ -1,10 +1,9 @@
 import { createSpecValidator } from '../../src/lib/spec-ajv.ts';
 import { toPointer, type Finding } from './findings.ts';
-import { resolveRef } from '../../src/lib/contract/json-pointer.ts';
+import { isObject, resolveRef } from '../../src/lib/contract/json-pointer.ts';
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Media types whose examples are JSON values checked against the schema; others must be strings. */
 function isStructured(mediaType: string): boolean {

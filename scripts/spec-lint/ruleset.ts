@@ -1,13 +1,12 @@
 import spectralRulesets from '@stoplight/spectral-rulesets';
 import spectralFunctions from '@stoplight/spectral-functions';
 import type { RulesetDefinition, IFunctionResult } from '@stoplight/spectral-core';
-import { resolveRef } from '../../src/lib/contract/json-pointer.ts';
+import { isObject, resolveRef } from '../../src/lib/contract/json-pointer.ts';
 
 const { oas } = spectralRulesets;
 const { truthy, pattern, enumeration } = spectralFunctions;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const OPERATIONS = '$.paths[*][get,put,post,delete,options,head,patch,trace]';
 export const ROLES = ['gateway', 'mapping', 'device', 'central', 'diagnostics', 'login'];
 

@@ -64,6 +64,8 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     }),
     ...deps.handlers,
   };
+  // One compiled response checker per spec, shared by every role that serves it (tests only).
+  const checkers = new Map(runtimes.map((r) => [r.name, config.validateResponses ? createResponseChecker(r.document) : undefined]));
   const servers: RoleServer[] = [];
   const roles: RunningRole[] = [];
   try {
@@ -78,7 +80,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
           runtime,
           handlers: handlers[runtime.name] ?? {},
           renderError: renderers[runtime.name],
-          ...(config.validateResponses ? { checkResponse: createResponseChecker(runtime.document) } : {}),
+          ...(checkers.get(runtime.name) ? { checkResponse: checkers.get(runtime.name)! } : {}),
         })),
       });
       const server = createRoleServer({ app, renderError: renderers[fallbackInterface], bodyLimitBytes: config.bodyLimitBytes, logger: deps.logger, metrics });

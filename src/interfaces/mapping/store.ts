@@ -21,18 +21,19 @@ function present<T extends object>(row: Row): T {
   return Object.fromEntries(Object.entries(row).filter(([key, v]) => v !== null && key !== 'seq')) as T;
 }
 
-function toChartRecord(row: Row): ChartRecord {
-  const record = present<ChartRecord>(row);
-  if (record.completed !== undefined) record.completed = toBoolean(record.completed);
-  if (record.landmarks !== undefined) record.landmarks = Number(record.landmarks);
-  return record;
-}
-
+/** `present`, with the named integer columns as numbers (PostgreSQL may return them as strings). */
 const numeric = <T extends object>(row: Row, ...keys: (keyof T & string)[]): T => {
   const record = present<T>(row) as Record<string, unknown>;
   for (const key of keys) if (record[key] !== undefined) record[key] = Number(record[key]);
   return record as T;
 };
+
+/** SQLite reads booleans back as 0/1. */
+function toChartRecord(row: Row): ChartRecord {
+  const record = numeric<ChartRecord>(row, 'landmarks');
+  if (record.completed !== undefined) record.completed = toBoolean(record.completed);
+  return record;
+}
 
 /** The MappingStore on the SQL port: the same statements on SQLite and PostgreSQL. */
 export function createSqlMappingStore(db: Database): MappingStore {

@@ -1,6 +1,7 @@
 /** RFC 6901 helpers and local `$ref` resolution inside one OpenAPI document. */
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A plain JSON object (not an array, not null). */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const escapeSegment = (s: string | number) => String(s).replaceAll('~', '~0').replaceAll('/', '~1');
 const unescapeSegment = (s: string) => decodeURIComponent(s).replaceAll('~1', '/').replaceAll('~0', '~');
