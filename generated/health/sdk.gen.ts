@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { GetHealthData, GetHealthErrors, GetHealthResponses } from './types.gen.ts';
+import type { GetHealthData, GetHealthErrors, GetHealthResponses, GetPoolStatusData, GetPoolStatusResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -17,6 +17,20 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
      */
     meta?: keyof ClientMeta extends never ? Record<string, unknown> : ClientMeta;
 };
+
+/**
+ * Read the gateway's pool members and their monitor state
+ *
+ * Designed. The gateway passes every request it does not answer itself to the members of its
+ * pool (by default the mapping role). Its health monitor probes each member with the seed's
+ * send string over a raw TCP connection every `interval` seconds and marks it `up` on an
+ * answer with HTTP status 200 (time-until-up 0), `down` on any other status, a broken
+ * connection or no answer within `timeout` seconds. A member not probed yet is `unchecked`
+ * and receives traffic. Only `up` and `unchecked` members are in rotation. No
+ * authentication, like `/health`.
+ *
+ */
+export const getPoolStatus = <ThrowOnError extends boolean = false>(options?: Options<GetPoolStatusData, ThrowOnError>): RequestResult<GetPoolStatusResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetPoolStatusResponses, unknown, ThrowOnError>({ url: '/gateway/pool', ...options });
 
 /**
  * Report whether the server is ready for traffic

@@ -17,7 +17,9 @@ export const ERROR_CODES = {
   tooManyRequests: { status: 429, message: 'Too many requests.' },
   internal: { status: 500, message: 'An unexpected error occurred.' },
   notImplemented: { status: 501, message: 'This operation is not implemented yet.' },
+  badGateway: { status: 502, message: 'The upstream server did not answer.' },
   unavailable: { status: 503, message: 'The service is unavailable.' },
+  gatewayTimeout: { status: 504, message: 'The upstream server did not answer in time.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
