@@ -6,12 +6,15 @@ import { createLogger } from '../lib/logger.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ROLE_DEFINITIONS } from '../lib/roles.ts';
 import { startSystem } from '../server/system.ts';
+import { runUsersCommand } from './users.ts';
 
 const USAGE = `Usage: portolan <command> [options]
 
 Commands:
   start     Start every role of the reference system (gateway, mapping, device, central,
             diagnostics, login), each on its own port.
+  users     Manage users: users add|passwd|remove|list [--profile <name>] <username>
+            (portolan users --help).
 
 Options:
   -h, --help  Show this help.
@@ -48,13 +51,18 @@ async function start() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+// `users` parses its own options (--profile), so its arguments skip the top-level parser.
+const { values, positionals } = process.argv[2] === 'users'
+  ? { values: { help: false }, positionals: ['users'] }
+  : parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
 const command = positionals[0];
 try {
   if (values.help || !command) {
     console.log(USAGE);
   } else if (command === 'start') {
     await start();
+  } else if (command === 'users') {
+    process.exitCode = await runUsersCommand(process.argv.slice(3), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
   } else {
     console.error(`Unknown command '${command}'.\n\n${USAGE}`);
     process.exitCode = 2;

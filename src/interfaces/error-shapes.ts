@@ -5,8 +5,8 @@ import type { HandlerResponse } from '../server/handler-types.ts';
 import type { ErrorRenderer } from '../server/role-app.ts';
 import type { Clock } from '../lib/clock.ts';
 
-/** snake_case of a registry code, for wire shapes that carry a short error name. */
-const errorName = (code: ErrorCode) => code.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** A registry code in words (`invalidRequest` -> `invalid request`), for shapes that carry a short error name, as the seed's `invalid user credentials`. */
+const errorName = (code: ErrorCode) => code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 
 /**
  * The device REST's `apiError` numbers (REAL-PRODUCTS.md): 1 for an unparsable body, 3 for a missing
@@ -17,6 +17,10 @@ const DEVICE_API_ERROR: Partial<Record<ErrorCode, number>> = { malformedBody: 1,
 const DIAGNOSTICS_JSON = 'application/vnd.vendor.diagnostics.api+json';
 const DIAGNOSTICS_XML = 'application/vnd.vendor.diagnostics.api+xml';
 const xml = new XMLBuilder({ format: false });
+
+import { renderRegistrationError } from './client-registration/error-shape.ts';
+
+export { REGISTRATION_HEADERS } from './client-registration/error-shape.ts';
 
 const json = (error: PortolanError, body: unknown): HandlerResponse => ({ status: statusOf(error), body });
 
@@ -32,7 +36,9 @@ export function createErrorRenderers(clock: Clock): Record<InterfaceName, ErrorR
       if (/\+json/.test(String(request.headers.accept ?? ''))) return { ...json(e, body), contentType: DIAGNOSTICS_JSON };
       return { status: statusOf(e), body: xml.build({ error: body }), contentType: DIAGNOSTICS_XML };
     },
-    'client-registration': gateway,
+    // Every registration answer closes the connection and is never cached (seed D; it may carry a secret);
+    // validation problems read as the spec's sentences about form fields.
+    'client-registration': renderRegistrationError,
     'rate-limit': gateway,
     'access-session': gateway,
     'device-config': (e) => json(e, {

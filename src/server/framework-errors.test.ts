@@ -1,4 +1,5 @@
 import t from 'tap';
+import { request as send } from 'undici';
 import type tap from 'tap';
 import { INTERFACES, loadSpec, type InterfaceName } from '../lib/spec-catalog.ts';
 import { ROLE_DEFINITIONS, ROLE_NAMES } from '../lib/roles.ts';
@@ -26,7 +27,8 @@ async function call(role: (typeof ROLE_NAMES)[number], path: string, init: Reque
 }
 
 t.test('an unknown path answers 404 in the error shape of the role\'s own interface', async (t) => {
-  for (const role of ROLE_NAMES) {
+  // Not the gateway: it passes what it does not serve to its pool (src/gateway/gateway.test.ts).
+  for (const role of ROLE_NAMES.filter((r) => r !== 'gateway')) {
     const accept = role === 'diagnostics' || role === 'login' ? { accept: 'application/vnd.vendor.diagnostics.api+json' } : undefined;
     const response = await call(role, '/no/such/path', accept ? { headers: accept } : {});
     t.equal(response.status, 404, `${role}: 404`);
@@ -83,10 +85,13 @@ t.test('an operation without a handler answers 501 in its own interface\'s shape
     for (const op of runtime.operations) {
       const request = await buildExampleRequest(docs.get(name)!, op);
       const role = op.roles[0] as (typeof ROLE_NAMES)[number];
-      const headers = { ...request.headers, accept: 'application/vnd.vendor.diagnostics.api+json' };
-      const response = await call(role, request.url, { method: request.method, headers, ...(request.body ? { body: request.body } : {}) });
-      t.equal(response.status, 501, `${op.operationId}: 501 (${response.text.slice(0, 200)})`);
-      assertErrorShape(t, name, response.json());
+      // Registration is answered only with the configured Host (seed D); fetch cannot set Host.
+      const host = op.operationId === 'registerClient' ? { host: system.config.registrationHost } : {};
+      const headers = { ...request.headers, ...host, accept: 'application/vnd.vendor.diagnostics.api+json' };
+      const response = await send(`${system.url(role)}${request.url}`, { method: request.method as 'GET', headers, ...(request.body ? { body: request.body } : {}) });
+      const text = await response.body.text();
+      t.equal(response.statusCode, 501, `${op.operationId}: 501 (${text.slice(0, 200)})`);
+      assertErrorShape(t, name, JSON.parse(text));
     }
   }
 });

@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { HandlerResponse } from './handler-types.ts';
 import type { ErrorRenderer, RoleApp } from './role-app.ts';
+import { closeServer, listenOn } from './listen.ts';
 
 export type RoleServerOptions = {
   app: RoleApp;
@@ -27,7 +28,8 @@ export type RoleServer = {
   close(timeoutMs?: number): Promise<void>;
 };
 
-class BodyTooLarge extends Error {}
+/** The body is longer than the limit (declared or counted). */
+export class BodyTooLarge extends Error {}
 
 /**
  * The only code that touches sockets: reads the body (bounded), hands the request to the role app,
@@ -75,29 +77,11 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
 
-  return {
-    server,
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(server.address() as AddressInfo);
-        });
-      }),
-    close: (timeoutMs = 10_000) =>
-      new Promise((resolve) => {
-        const cut = setTimeout(() => server.closeAllConnections(), timeoutMs);
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
-  };
+  return { server, listen: (port, host) => listenOn(server, port, host), close: (timeoutMs) => closeServer(server, timeoutMs) };
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/** Reads a whole request body, refusing (BodyTooLarge) past `limit` bytes, declared or counted. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();
@@ -116,7 +100,8 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
   return chunks.length === 0 ? undefined : Buffer.concat(chunks);
 }
 
-function writeResponse(res: ServerResponse, response: HandlerResponse, requestId: string) {
+/** Writes a handler's answer: JSON, text, bytes or a stream, with its length and the request id. */
+export function writeResponse(res: ServerResponse, response: HandlerResponse, requestId: string) {
   const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
   const body = response.body;
   if (body instanceof Readable) {

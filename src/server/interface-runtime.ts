@@ -27,8 +27,23 @@ export type ValidatableRequest = {
   body: unknown;
 };
 
+// A runtime is immutable once built (no handlers live in it), so every system of a process shares one
+// per spec: tests and embedders that start several systems compile each spec once.
+const loaded = new Map<InterfaceName, Promise<InterfaceRuntime>>();
+
+/** The runtime of a spec, built on first use and shared after (a failed build is retried next time). */
+export function loadInterfaceRuntime(name: InterfaceName): Promise<InterfaceRuntime> {
+  let runtime = loaded.get(name);
+  if (!runtime) {
+    runtime = buildInterfaceRuntime(name);
+    loaded.set(name, runtime);
+    runtime.catch(() => loaded.delete(name));
+  }
+  return runtime;
+}
+
 /** Loads a spec and builds its openapi-backend instance with request validation on. */
-export async function loadInterfaceRuntime(name: InterfaceName): Promise<InterfaceRuntime> {
+async function buildInterfaceRuntime(name: InterfaceName): Promise<InterfaceRuntime> {
   const document = loadSpec(name);
   // Dereference up front and copy through JSON so no two places share one object: openapi-backend's
   // `decycle` turns every repeated object into a `$ref` to its first place, which breaks schemas that

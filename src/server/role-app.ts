@@ -39,6 +39,8 @@ export type RoleAppOptions = {
 export type RoleApp = {
   role: string;
   operations: readonly RuntimeOperation[];
+  /** The operation an exact method and path would reach on this role, if any (no 404/405 answer). */
+  match(method: string, path: string): RuntimeOperation | undefined;
   handle(request: IncomingRequest): Promise<HandlerResponse & { operationId?: string }>;
 };
 
@@ -78,6 +80,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   return {
     role: options.role,
     operations,
+    match: (method, path) => routes.find(method, path)?.operation,
     async handle(request) {
       const queryStart = request.url.indexOf('?');
       const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);

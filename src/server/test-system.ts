@@ -20,6 +20,8 @@ export type TestSystemOptions = {
   config?: Partial<Config>;
   handlers?: SystemDependencies['handlers'];
   logger?: Logger;
+  /** Receives a generated administrative password (default: dropped, so test output stays clean). */
+  announce?: (message: string) => void;
 };
 
 /**
@@ -36,6 +38,7 @@ export async function startTestSystem(t: Teardown, options: TestSystemOptions = 
   const system = await startSystem(config, {
     logger: options.logger ?? pino({ level: 'silent' }),
     clock,
+    announce: options.announce ?? (() => {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
   });
   let stopped = false;

@@ -10,6 +10,8 @@ export type HealthDependencies = {
   timeoutMs: number;
   /** True once shutdown has begun. */
   isDraining: () => boolean;
+  /** The gateway's pool as its monitor sees it (served on the gateway role only). */
+  poolStatus?: () => G.PoolStatus;
 };
 
 /** Interface G on every role: `GET /health` from that role's own checks. */
@@ -18,5 +20,10 @@ export function createHealthHandlers(deps: HealthDependencies) {
     const verdict = await evaluateHealth(deps.checksFor(role), { clock: deps.clock, timeoutMs: deps.timeoutMs, draining: deps.isDraining() });
     return { ...verdict, headers: { 'cache-control': 'no-store' } };
   };
-  return { getHealth };
+  const getPoolStatus: TypedHandler<G.GetPoolStatusData, G.GetPoolStatusResponses> = () => {
+    if (!deps.poolStatus) throw new Error('the gateway pool is not running in this process');
+    return { status: 200, body: deps.poolStatus(), headers: { 'cache-control': 'no-store' } };
+  };
+
+  return { getHealth, getPoolStatus };
 }

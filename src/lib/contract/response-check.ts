@@ -17,12 +17,20 @@ type Json = Record<string, any>;
 const isJsonMediaType = (mediaType: string) => /^application\/([\w.+-]*\+)?json$/.test(mediaType);
 
 
+export type ResponseCheckOptions = {
+  /**
+   * Also check the value of every declared header that is present against its schema (the
+   * conformance suite). Off by default: the reference server's own checks stay as they were.
+   */
+  headerValues?: boolean;
+};
+
 /**
  * Checks responses against one document: the status is declared (or a matching `4XX`/`default`),
  * the media type is declared, declared required headers are present and a JSON body validates
  * (every error listed). Compiles each schema once.
  */
-export function createResponseChecker(document: OpenApiDocument) {
+export function createResponseChecker(document: OpenApiDocument, options: ResponseCheckOptions = {}) {
   const validator = createSpecValidator(document);
   const resolve = (node: unknown) => resolveRef<Json>(document, node);
 
@@ -38,8 +46,21 @@ export function createResponseChecker(document: OpenApiDocument) {
 
     for (const [name, rawHeader] of Object.entries((declared.headers ?? {}) as Json)) {
       const header = resolve(rawHeader) ?? {};
-      if (header.required && response.headers[name.toLowerCase()] === undefined) {
+      const value = response.headers[name.toLowerCase()];
+      if (header.required && value === undefined) {
         violations.push({ check: 'header', pointer: '', message: `required header ${name} is missing` });
+      } else if (options.headerValues && value !== undefined && header.schema) {
+        const ref = responses[statusKey]?.$ref as string | undefined;
+        const holder = typeof rawHeader?.$ref === 'string' ? (rawHeader.$ref as string).slice(1)
+          : `${ref ? ref.slice(1) : base}/headers/${escapeSegment(name)}`;
+        const fn = validator.at(`${holder}/schema`);
+        const schema = resolve(header.schema) ?? {};
+        for (const one of Array.isArray(value) ? value : [value]) {
+          // Values are never echoed: a header may carry a session cookie or a token.
+          if (!fn(headerValue(name, String(one), schema))) {
+            violations.push({ check: 'header', pointer: '', message: `header ${name} ${(fn.errors ?? []).map((e) => e.message).join(', ')}` });
+          }
+        }
       }
     }
 
@@ -75,3 +96,12 @@ export function createResponseChecker(document: OpenApiDocument) {
 }
 
 export type ResponseChecker = ReturnType<typeof createResponseChecker>;
+
+/** A header's text as its schema types it (numbers, booleans); Content-Type compared by media type only. */
+function headerValue(name: string, text: string, schema: Json): unknown {
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text.trim());
+  if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  if (name.toLowerCase() === 'content-type') return text.split(';')[0]!.trim().toLowerCase();
+  return text;
+}

@@ -1,0 +1,108 @@
+// Benchmark (not a test): the gateway proxying to the mapping role with the limiter on, against the
+// same with the limiter off, against a minimal node:http proxy - all measured in this one run, on
+// this machine, with the same load generator. Goal (issue 4): the limiter costs under 10 % of
+// throughput, and the gateway reaches at least 0.7x the baseline proxy.
+//
+//   npm run bench:gateway [-- --requests 20000 --concurrency 64]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { percentile, runLoad } from './load-generator.ts';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '20000' },
+    concurrency: { type: 'string', default: '64' },
+    path: { type: 'string', default: '/api/vessels' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const REQUESTS = Number(values.requests);
+const CONCURRENCY = Number(values.concurrency);
+const ROUNDS = Number(values.rounds);
+const PATH = values.path!;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-'));
+const children: ChildProcess[] = [];
+
+/** Starts a child and resolves with the first URL it prints on a line matching `pattern`. */
+async function startChild(args: string[], env: Record<string, string>, pattern: RegExp): Promise<string> {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, PORTOLAN_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const match = pattern.exec(line);
+    if (match) return match[1]!;
+  }
+  throw new Error(`${args.join(' ')} exited before it was ready`);
+}
+
+const portolan = (roles: string, env: Record<string, string>, role: string) =>
+  startChild(['src/cli/main.ts', 'start'], { PORTOLAN_ROLES: roles, PORTOLAN_ADMIN_PASSWORD: 'bench-admin', ...env }, new RegExp(`^${role}\\s+(http://\\S+)`));
+
+type Row = { name: string; rps: number; p99: number; errors: number };
+
+async function measure(name: string, url: string, headers: (i: number) => Record<string, string> | undefined): Promise<Row> {
+  await runLoad({ targets: [url], requests: 2000, concurrency: CONCURRENCY, request: () => ({ path: PATH }) }); // warm-up
+  const result = await runLoad({
+    targets: [url],
+    requests: REQUESTS,
+    concurrency: CONCURRENCY,
+    request: (i) => {
+      const h = headers(i);
+      return h ? { path: PATH, headers: h } : { path: PATH };
+    },
+  });
+  const errors = [...result.byStatus].filter(([status]) => status !== 200).reduce((sum, [, n]) => sum + n, 0);
+  return { name, rps: REQUESTS / result.seconds, p99: percentile(result.latenciesMs, 99), errors };
+}
+
+try {
+  const mapping = await portolan('mapping', { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}` }, 'mapping');
+  const member = new URL(mapping).host;
+  const baseline = await startChild(['scripts/bench/baseline-proxy.ts'], { UPSTREAM: member }, /^READY (\S+)/);
+  const gatewayEnv = (enabled: boolean) => ({
+    PORTOLAN_GATEWAY_PORT: '0',
+    PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${enabled}.db`)}`,
+    PORTOLAN_POOL_MEMBERS: member,
+    PORTOLAN_RATE_LIMIT_ENABLED: String(enabled),
+    PORTOLAN_RATE_LIMIT_LIMIT: '1000000000',
+  });
+  const limiterOn = await portolan('gateway', gatewayEnv(true), 'gateway');
+  const limiterOff = await portolan('gateway', gatewayEnv(false), 'gateway');
+  // 1000 tokens in turn: every request is counted, none is limited.
+  const bearer = (i: number) => ({ authorization: `Bearer bench-token-${i % 1000}` });
+
+  const rounds: Row[][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Interleaved rounds, so a slow moment of the machine does not land on one configuration only.
+    rounds.push([
+      await measure('baseline node:http proxy', baseline, () => undefined),
+      await measure('gateway, limiter off', limiterOff, bearer),
+      await measure('gateway, limiter on (memory)', limiterOn, bearer),
+      await measure('mapping role direct (no proxy)', mapping, () => undefined),
+    ]);
+  }
+  const names = rounds[0]!.map((r) => r.name);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rows = names.map((name, k) => ({
+    name,
+    rps: median(rounds.map((r) => r[k]!.rps)),
+    p99: median(rounds.map((r) => r[k]!.p99)),
+    errors: rounds.reduce((sum, r) => sum + r[k]!.errors, 0),
+  }));
+  const base = rows[0]!.rps;
+  const off = rows[1]!.rps;
+  console.log(`GET ${PATH}, ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds, node ${process.version}`);
+  console.log('| configuration | req/s | p99 ms | x baseline | non-200 |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const row of rows) console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99.toFixed(2)} | ${(row.rps / base).toFixed(2)} | ${row.errors} |`);
+  const cost = 1 - rows[2]!.rps / off;
+  console.log(`\nlimiter cost: ${(cost * 100).toFixed(1)} % of throughput (goal < 10 %); gateway with limiter: ${(rows[2]!.rps / base).toFixed(2)}x baseline (goal >= 0.7x)`);
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,95 @@
+// Harness of the exactness tests (issue 4's done-when): four gateway processes sharing one counter
+// store let exactly `limit` requests of a token through, whatever the interleaving.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { runLoad } from '../../scripts/bench/load-generator.ts';
+import { tempSqliteUrl } from '../server/test-system.ts';
+export { tempSqliteUrl };
+import type { TapTest } from '../lib/tap-test.ts';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url));
+const PROCESSES = 4;
+const CONCURRENCY = 256;
+export const LIMIT = 1000;
+
+/** A pool member that answers every request 200 at once. */
+export async function startUpstream(t: TapTest) {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
+    res.end('ok');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  return (server.address() as { port: number }).port;
+}
+
+/** Starts `PROCESSES` gateway processes on one counter store; resolves with their URLs. */
+export async function startGateways(t: TapTest, env: Record<string, string>): Promise<string[]> {
+  const dir = tempSqliteUrl(t).dir;
+  const children: ChildProcess[] = [];
+  t.teardown(async () => {
+    await Promise.all(children.map(async (child) => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }));
+  });
+  return Promise.all(Array.from({ length: PROCESSES }, async (_, n) => {
+    const child = spawn(process.execPath, [FIXTURE], {
+      env: {
+        ...process.env,
+        PORTOLAN_ROLES: 'gateway',
+        PORTOLAN_GATEWAY_PORT: '0',
+        PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${n}.db`)}`,
+        PORTOLAN_ADMIN_PASSWORD: 'exactness-test-admin',
+        PORTOLAN_LOG_LEVEL: 'silent',
+        PORTOLAN_RATE_LIMIT_LIMIT: String(LIMIT),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    for await (const line of createInterface({ input: child.stdout! })) {
+      if (line.startsWith('READY ')) return line.slice('READY '.length);
+    }
+    throw new Error(`gateway process ${n} exited before it was ready (exit code ${child.exitCode})`);
+  }));
+}
+
+/** Sends `perToken` requests for each token, interleaved over every gateway; returns how many passed per token. */
+export async function passedPerToken(gateways: readonly string[], tokens: readonly string[], perToken: number) {
+  const passed = new Map(tokens.map((token) => [token, 0]));
+  const statuses = new Map<number, number>();
+  await runLoad({
+    targets: gateways,
+    requests: tokens.length * perToken,
+    concurrency: CONCURRENCY,
+    request: (i) => ({ path: '/api/charts', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }),
+    onResult: (i, status) => {
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status === 200) passed.set(tokens[i % tokens.length]!, passed.get(tokens[i % tokens.length]!)! + 1);
+    },
+  });
+  return { passed, statuses };
+}
+
+export const token = () => `exactness-${randomUUID()}`;
+
+export async function proveExact(t: TapTest, gateways: readonly string[]) {
+  for (let run = 1; run <= 10; run++) {
+    const { statuses } = await passedPerToken(gateways, [token()], 3000);
+    t.same(Object.fromEntries(statuses), { 200: 1000, 429: 2000 }, `run ${run} of 10: 3000 requests at concurrency 256 on one token -> 1000 passed, 2000 limited`);
+  }
+  const tokens = Array.from({ length: 50 }, token);
+  const { passed, statuses } = await passedPerToken(gateways, tokens, 1100);
+  t.same(Object.fromEntries(statuses), { 200: 50 * 1000, 429: 50 * 100 }, '50 tokens x 1100 interleaved: 50000 passed, 5000 limited');
+  t.same([...new Set(passed.values())], [1000], 'exactly 1000 passed for every one of the 50 tokens');
+}
+

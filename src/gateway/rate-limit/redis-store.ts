@@ -1,0 +1,109 @@
+import { Redis } from 'ioredis';
+import type { CounterStore, HitResult } from './counter-store.ts';
+import { HIT_SCRIPT } from './redis-hit-script.ts';
+
+export type RedisStoreOptions = {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://...` (TLS). */
+  url: string;
+  /** Prepended to every counter key (default `portolan:rl:`), so one Redis can serve several deployments. */
+  keyPrefix?: string;
+  /**
+   * A command without a reply by then fails, and a connection with a reply outstanding that receives
+   * nothing for this long is cut and reopened (default 2000 ms): commands never pile up on a hung
+   * server. It is only that backstop; the limiter's own time limit (store guard) bounds a decision.
+   * Keep it well above that limit: these timers may fire before a reply already waiting in the socket
+   * is read, after the process was held up.
+   */
+  commandTimeoutMs?: number;
+  /** Longest pause between reconnection attempts (default 1000 ms); attempts start at 50 ms and double. */
+  maxReconnectDelayMs?: number;
+};
+
+export type RedisStore = CounterStore & {
+  /** Resolves true once connected and ready, false if not within `timeoutMs` (it keeps trying). */
+  ready(timeoutMs: number): Promise<boolean>;
+};
+
+export const DEFAULT_REDIS_KEY_PREFIX = 'portolan:rl:';
+// Keys outlive their window by this much, so Redis drops them only once no clock can still read them.
+const CLEANUP_GRACE_MS = 60_000;
+
+type HitReply = [number, number, string | number];
+type WithHitCommand = { rateLimitHit(key: string, ...args: (string | number)[]): Promise<HitReply> };
+
+/**
+ * Counters in Redis, shared by any number of gateway processes on any number of machines: one Lua
+ * script per hit. The client never queues: with the connection down a command fails at once
+ * (no offline queue, no resend), a hung connection is cut after `commandTimeoutMs`, and the
+ * client reconnects by itself with capped exponential backoff.
+ *
+ * @example
+ * const store = createRedisStore({ url: 'redis://127.0.0.1:6379/0' });
+ * await store.ready(1000);
+ */
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+  const maxDelay = options.maxReconnectDelayMs ?? 1000;
+  const backstopMs = options.commandTimeoutMs ?? 2000;
+  const client = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: backstopMs,
+    // A hung server (socket open, nothing answering) is left, not waited on forever.
+    socketTimeout: backstopMs,
+    connectTimeout: 1000,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt - 1, 16), maxDelay),
+    lazyConnect: false,
+  });
+  // Failures surface through the commands; the limiter logs the outage once. Without a listener,
+  // ioredis would print every reconnection error.
+  client.on('error', () => undefined);
+  client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const commands = client as unknown as WithHitCommand;
+
+  return {
+    name: 'redis',
+    hit: async (key, nowMs, rule): Promise<HitResult> => {
+      const ttl = rule.windowMs + CLEANUP_GRACE_MS;
+      const [counted, count, expires] = await commands.rateLimitHit(prefix + key, nowMs, rule.limit, nowMs + rule.windowMs, ttl);
+      return { counted: counted === 1, count: Math.min(Number(count), rule.limit), expiresAtMs: Number(expires) };
+    },
+    peek: async (key, nowMs) => {
+      const [count, expires] = await client.hmget(prefix + key, 'count', 'expires');
+      if (count === null || expires === null || Number(expires) <= nowMs) return undefined;
+      return { count: Number(count), expiresAtMs: Number(expires) };
+    },
+    ping: async (timeoutMs) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([client.ping(), late]);
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    ready: (timeoutMs) =>
+      new Promise<boolean>((resolve) => {
+        if (client.status === 'ready') return resolve(true);
+        const done = (ok: boolean) => {
+          clearTimeout(timer);
+          client.off('ready', onReady);
+          resolve(ok);
+        };
+        const onReady = () => done(true);
+        const timer = setTimeout(() => done(false), timeoutMs);
+        client.on('ready', onReady);
+      }),
+    close: async () => {
+      // QUIT lets replies in flight arrive; a server that does not answer is simply left.
+      if (client.status === 'ready') await Promise.race([client.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 200))]);
+      client.disconnect();
+    },
+  };
+}

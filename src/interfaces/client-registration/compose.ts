@@ -1,0 +1,50 @@
+import type { AccountStore } from '../../accounts/account-store.ts';
+import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ConfigError, type Config } from '../../lib/config.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createDeviceManagementClient } from './device-management.ts';
+import type { ClientRegistrationDependencies } from './handlers.ts';
+
+export type ClientRegistrationWiring = {
+  config: Config;
+  accounts: AccountStore;
+  admin: AdminCredentials;
+  /** The URL of this process's device role once it listens (undefined when it does not run here). */
+  deviceRoleUrl: () => string | undefined;
+  clock: Clock;
+  logger: Logger;
+};
+
+/**
+ * Builds the registration flow's dependencies from the settings. The management URL is resolved at
+ * each call: `managementUrl` when set, else this process's device role (which starts after the
+ * gateway), else the device port on localhost. Refuses static mode without the static pair.
+ */
+export function createClientRegistrationDependencies(wiring: ClientRegistrationWiring): ClientRegistrationDependencies {
+  const { config } = wiring;
+  if (config.registrationStaticCredentials && (config.registrationStaticClientId === '' || config.registrationStaticClientSecret === '')) {
+    throw new ConfigError([
+      'PORTOLAN_REGISTRATION_STATIC_CREDENTIALS is on, so PORTOLAN_REGISTRATION_STATIC_CLIENT_ID and PORTOLAN_REGISTRATION_STATIC_CLIENT_SECRET must both be set',
+    ]);
+  }
+  return {
+    settings: {
+      accessProfile: config.registrationAccessProfile,
+      partition: config.registrationPartition,
+      oauthProfile: config.registrationOauthProfile,
+      scopes: config.registrationScopes,
+      accessPolicy: config.registrationAccessPolicy,
+      staticCredentials: config.registrationStaticCredentials,
+      staticClientId: config.registrationStaticClientId,
+      staticClientSecret: config.registrationStaticClientSecret,
+    },
+    verify: (profile, username, password) => wiring.accounts.verify(profile, username, password),
+    management: createDeviceManagementClient({
+      baseUrl: () => config.managementUrl || wiring.deviceRoleUrl() || `http://localhost:${config.ports.device}`,
+      credentials: wiring.admin,
+    }),
+    clock: wiring.clock,
+    logger: wiring.logger.child({ interface: 'client-registration' }),
+  };
+}

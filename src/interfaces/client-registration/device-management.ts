@@ -1,0 +1,91 @@
+import { createClient } from '../../../generated/device-config/client/index.ts';
+import * as device from '../../../generated/device-config/sdk.gen.ts';
+import type { OauthClientAppInput } from '../../../generated/device-config/types.gen.ts';
+import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
+import { basicAuthorization } from '../../accounts/basic-auth.ts';
+
+/** A management call's outcome: a failure carries the message registration reports as `error-message`. */
+export type ManagementResult<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export type CreatedClientApp = { partition: string; name: string; clientId: string; clientSecret: string };
+
+/** The device's management calls of the registration flow (seed D steps 3 to 5, and the undo). */
+export interface DeviceManagement {
+  createClientApp(app: OauthClientAppInput): Promise<ManagementResult<CreatedClientApp>>;
+  bindClientApp(partition: string, oauthProfile: string, name: string): Promise<ManagementResult<void>>;
+  applyAccessPolicy(partition: string, policyName: string): Promise<ManagementResult<void>>;
+  deleteClientApp(partition: string, name: string): Promise<ManagementResult<void>>;
+}
+
+export type DeviceManagementOptions = {
+  /** The management interface; a function because the device role's address is known only once it listens. */
+  baseUrl: () => string;
+  /** The administrative account; without its password no call can be made. */
+  credentials: AdminCredentials;
+  /** Each call's time limit (default 10 s). */
+  timeoutMs?: number;
+};
+
+type SdkResult = { data?: unknown; error?: unknown; response?: Response };
+
+/**
+ * The management calls over real HTTP through the generated device-config SDK, with the
+ * administrative credentials in a basic-authentication header (built here in UTF-8: the SDK's own
+ * `btoa` refuses non-Latin-1 passwords). Failures are values whose message is the device's own
+ * `message`, or a plain sentence when the device cannot be reached; never a header or credential.
+ */
+export function createDeviceManagementClient(options: DeviceManagementOptions): DeviceManagement {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const { username, password } = options.credentials;
+
+  async function call(send: (client: ReturnType<typeof createClient>, signal: AbortSignal) => Promise<SdkResult>): Promise<ManagementResult<unknown>> {
+    if (password === undefined) return { ok: false, message: 'the management credentials are not configured on the gateway' };
+    const client = createClient({ baseUrl: options.baseUrl(), headers: { authorization: basicAuthorization(username, password) } });
+    let result: SdkResult;
+    try {
+      result = await send(client, AbortSignal.timeout(timeoutMs));
+    } catch (error) {
+      result = { error };
+    }
+    if (result.response?.ok) return { ok: true, value: result.data };
+    return { ok: false, message: failureMessage(result, timeoutMs) };
+  }
+
+  return {
+    async createClientApp(body) {
+      const result = await call((client, signal) => device.createOauthClientApp({ client, body, signal }));
+      if (!result.ok) return result;
+      const app = result.value as Partial<CreatedClientApp> | undefined;
+      if (typeof app?.clientId !== 'string' || typeof app.clientSecret !== 'string') {
+        return { ok: false, message: 'the management interface answered without clientId and clientSecret' };
+      }
+      return { ok: true, value: { partition: app.partition ?? 'Common', name: app.name ?? body.name, clientId: app.clientId, clientSecret: app.clientSecret } };
+    },
+    async bindClientApp(partition, oauthProfile, name) {
+      const result = await call((client, signal) => device.bindOauthClientApp({ client, path: { partition, oauthProfile }, body: { name }, signal }));
+      return result.ok ? { ok: true, value: undefined } : result;
+    },
+    async applyAccessPolicy(partition, policyName) {
+      const result = await call((client, signal) => device.applyAccessPolicy({ client, path: { partition, policyName }, body: { generationAction: 'increment' }, signal }));
+      return result.ok ? { ok: true, value: undefined } : result;
+    },
+    async deleteClientApp(partition, appName) {
+      const result = await call((client, signal) => device.deleteOauthClientApp({ client, path: { partition, appName }, signal }));
+      return result.ok ? { ok: true, value: undefined } : result;
+    },
+  };
+}
+
+/** The device's `message` when it answered; otherwise why it could not (no address, no credential). */
+function failureMessage({ error, response }: SdkResult, timeoutMs: number): string {
+  if (response) {
+    const message = (error as { message?: unknown } | undefined)?.message;
+    return typeof message === 'string' && message !== '' ? message : `the management interface answered HTTP ${response.status}`;
+  }
+  const failure = error as { name?: string; cause?: { code?: unknown; name?: string } } | undefined;
+  if (failure?.name === 'TimeoutError' || failure?.cause?.name === 'TimeoutError') {
+    return `the management interface did not answer within ${timeoutMs / 1000} s`;
+  }
+  const code = typeof failure?.cause?.code === 'string' ? ` (${failure.cause.code})` : '';
+  return `the management interface could not be reached${code}`;
+}

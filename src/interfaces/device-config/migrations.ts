@@ -1,0 +1,55 @@
+import type { Migration } from '../../stores/database.ts';
+
+/**
+ * The device's OAuth objects that client registration (D) calls (versions 300-399): client
+ * applications (the client secret only as a hash), their bindings to OAuth profiles, and access
+ * profiles with the generation that goes up each time a policy is applied. Seeded with the OAuth
+ * profile and access policy the registration settings name by default.
+ */
+export const DEVICE_CONFIG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 300,
+    name: 'device OAuth client applications, OAuth profiles, bindings and access profiles',
+    up: `CREATE TABLE device_oauth_client_apps (
+  partition TEXT NOT NULL,
+  name TEXT NOT NULL,
+  app_name TEXT NOT NULL,
+  auth_type TEXT NOT NULL,
+  client_id TEXT NOT NULL UNIQUE,
+  client_secret_hash TEXT NOT NULL,
+  scopes TEXT,
+  grant_password TEXT NOT NULL,
+  grant_code TEXT NOT NULL,
+  grant_token TEXT NOT NULL,
+  generate_refresh_token TEXT NOT NULL,
+  access_token_lifetime INTEGER NOT NULL,
+  auth_code_lifetime INTEGER NOT NULL,
+  refresh_token_lifetime INTEGER NOT NULL,
+  refresh_token_usage_limit INTEGER NOT NULL,
+  generation INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (partition, name)
+);
+CREATE TABLE device_oauth_profiles (
+  partition TEXT NOT NULL,
+  name TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  PRIMARY KEY (partition, name)
+);
+CREATE TABLE device_oauth_profile_client_apps (
+  profile_partition TEXT NOT NULL,
+  profile_name TEXT NOT NULL,
+  app_name TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  PRIMARY KEY (profile_partition, profile_name, app_name)
+);
+CREATE TABLE device_access_profiles (
+  partition TEXT NOT NULL,
+  name TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  PRIMARY KEY (partition, name)
+);
+INSERT INTO device_oauth_profiles (partition, name, generation) VALUES ('Common', 'oauth_server', 1);
+INSERT INTO device_access_profiles (partition, name, generation) VALUES ('Common', 'oauth_access_policy', 1);`,
+  },
+];
