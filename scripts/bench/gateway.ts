@@ -3,7 +3,7 @@
 // this machine, with the same load generator. Goal (issue 4): the limiter costs under 10 % of
 // throughput, and the gateway reaches at least 0.7x the baseline proxy.
 //
-//   npm run bench:gateway [-- --requests 20000 --concurrency 64]
+//   npm run bench:gateway [-- --requests 20000 --concurrency 64 --rounds 3 --redis redis://127.0.0.1:6379|none]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +19,14 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     path: { type: 'string', default: '/api/vessels' },
     rounds: { type: 'string', default: '3' },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
 });
 const REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
 const PATH = values.path!;
+const REDIS = values.redis === 'none' ? undefined : values.redis!;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-'));
 const children: ChildProcess[] = [];
@@ -64,15 +66,19 @@ try {
   const mapping = await portolan('mapping', { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}` }, 'mapping');
   const member = new URL(mapping).host;
   const baseline = await startChild(['scripts/bench/baseline-proxy.ts'], { UPSTREAM: member }, /^READY (\S+)/);
-  const gatewayEnv = (enabled: boolean) => ({
+  const gatewayEnv = (name: string, enabled: boolean, store = 'memory') => ({
     PORTOLAN_GATEWAY_PORT: '0',
-    PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${enabled}.db`)}`,
+    PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${name}.db`)}`,
     PORTOLAN_POOL_MEMBERS: member,
     PORTOLAN_RATE_LIMIT_ENABLED: String(enabled),
     PORTOLAN_RATE_LIMIT_LIMIT: '1000000000',
+    PORTOLAN_RATE_LIMIT_STORE: store,
+    PORTOLAN_RATE_LIMIT_REDIS_KEY_PREFIX: `bench:${process.pid}:`,
   });
-  const limiterOn = await portolan('gateway', gatewayEnv(true), 'gateway');
-  const limiterOff = await portolan('gateway', gatewayEnv(false), 'gateway');
+  const limiterOn = await portolan('gateway', gatewayEnv('memory', true), 'gateway');
+  const limiterOff = await portolan('gateway', gatewayEnv('off', false), 'gateway');
+  const limiterSqlite = await portolan('gateway', gatewayEnv('sqlite', true, `sqlite:${join(dir, 'counters.db')}`), 'gateway');
+  const limiterRedis = REDIS ? await portolan('gateway', gatewayEnv('redis', true, REDIS), 'gateway') : undefined;
   // 1000 tokens in turn: every request is counted, none is limited.
   const bearer = (i: number) => ({ authorization: `Bearer bench-token-${i % 1000}` });
 
@@ -83,6 +89,8 @@ try {
       await measure('baseline node:http proxy', baseline, () => undefined),
       await measure('gateway, limiter off', limiterOff, bearer),
       await measure('gateway, limiter on (memory)', limiterOn, bearer),
+      await measure('gateway, limiter on (SQLite file)', limiterSqlite, bearer),
+      ...(limiterRedis ? [await measure('gateway, limiter on (Redis)', limiterRedis, bearer)] : []),
       await measure('mapping role direct (no proxy)', mapping, () => undefined),
     ]);
   }

@@ -1,0 +1,105 @@
+import { Agent, request } from 'undici';
+
+/** A request ready to send: URL complete, body encoded. */
+export type HttpRequest = {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Uint8Array | string;
+};
+
+/** An answer as the response checker wants it: lower-case headers, JSON bodies parsed, text otherwise. */
+export type HttpResponse = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  /** Set when a JSON media type came with a body that is not JSON. */
+  jsonError?: string;
+  ms: number;
+};
+
+export type HttpClient = {
+  send(req: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+};
+
+const isJson = (contentType: string) => /^application\/([\w.+-]*\+)?json$/.test(contentType);
+const isText = (contentType: string) => /^text\/|[+/](xml|csv)$|^application\/(x-www-form-urlencoded|javascript)$/.test(contentType);
+
+/** Makes the run's HTTP client: the engine sends every request (checks, logins, scenarios, fuzzing) through it. */
+export type HttpTransport = (options: { timeoutMs: number }) => HttpClient;
+
+/**
+ * An HTTP client on one keep-alive pool per run (undici): the default for real targets. Never
+ * follows redirects: a 302 is an answer the spec declares. Bodies of binary media types are kept as
+ * byte counts only.
+ */
+export function createHttpClient(options: { timeoutMs: number }): HttpClient {
+  const dispatcher = new Agent({ headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connections: 16 });
+  return {
+    async send(req) {
+      const started = performance.now();
+      const res = await request(req.url, {
+        method: req.method as never,
+        headers: req.headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        dispatcher,
+      });
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      return decodeAnswer(res.statusCode, res.headers as HttpResponse['headers'], bytes, started);
+    },
+    close: () => dispatcher.close(),
+  };
+}
+
+/**
+ * An HTTP client on `globalThis.fetch`, for in-process targets that intercept fetch (MSW's
+ * `setupServer` intercepts fetch and node:http, not undici's own `request`). Redirects are not
+ * followed either; each request gets `timeoutMs`.
+ *
+ * @example
+ * await runConformance({ targets: { '*': 'http://localhost:8080' }, transport: createFetchClient });
+ */
+export function createFetchClient(options: { timeoutMs: number }): HttpClient {
+  return {
+    async send(req) {
+      const started = performance.now();
+      const res = await fetch(req.url, {
+        method: req.method,
+        headers: req.headers,
+        ...(req.body !== undefined ? { body: req.body as BodyInit } : {}),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      const headers: HttpResponse['headers'] = {};
+      res.headers.forEach((value, name) => {
+        if (name !== 'set-cookie') headers[name] = value;
+      });
+      // As undici's request gives them: one Set-Cookie as a string, several as a list.
+      const cookies = res.headers.getSetCookie();
+      if (cookies.length > 0) headers['set-cookie'] = cookies.length === 1 ? cookies[0] : cookies;
+      return decodeAnswer(res.status, headers, Buffer.from(await res.arrayBuffer()), started);
+    },
+    close: async () => {},
+  };
+}
+
+/** The answer as the checks read it: JSON parsed (or the parse error kept), text as text, binary as a byte count. */
+function decodeAnswer(status: number, headers: HttpResponse['headers'], bytes: Buffer, started: number): HttpResponse {
+  const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const response: HttpResponse = { status, headers, body: undefined, ms: performance.now() - started };
+  if (bytes.length === 0) return response;
+  if (isJson(contentType)) {
+    try {
+      response.body = JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      response.body = bytes.toString('utf8');
+      response.jsonError = (error as Error).message;
+    }
+  } else if (isText(contentType) || contentType === '') {
+    response.body = bytes.toString('utf8');
+  } else {
+    response.body = `<${bytes.length} bytes>`;
+  }
+  return response;
+}

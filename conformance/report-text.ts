@@ -1,0 +1,97 @@
+import { uncovered } from './coverage.ts';
+import { operationKey, probeLabel } from './known-failures.ts';
+import type { CoverageMark, RunResult, Totals } from './model.ts';
+
+const MARK: Record<CoverageMark, string> = { exercised: 'x', unreachable: 'u', uncovered: '-', 'not-implemented': 'n', skipped: 's' };
+
+/** Lines of the readable summary: totals, what is not implemented, the verdict. */
+export function summaryLines(result: RunResult): string[] {
+  const t = result.totals;
+  const lines = [
+    `operations: ${totals(t.operations)}`,
+    `scenarios:  ${totals(t.scenarios)}`,
+    `fuzzing:    ${result.fuzzRuns > 0 ? totals(t.fuzz) : 'off'}`,
+  ];
+  const notImplemented = notImplementedByInterface(result);
+  if (notImplemented.length > 0) {
+    lines.push('not implemented (answer 501; never counted as passing):');
+    for (const [name, ops] of notImplemented) lines.push(`  ${name}: ${ops.join(', ')}`);
+    const scenarios = result.scenarios.filter((s) => s.outcome === 'not-implemented').map((s) => s.name);
+    if (scenarios.length > 0) lines.push(`  scenarios: ${scenarios.join(', ')}`);
+  }
+  const skipped = [...result.operations, ...result.scenarios.map((s) => ({ ...s, interface: 'scenario', operationId: s.name, role: '' }))].filter((o) => o.outcome === 'skipped');
+  if (skipped.length > 0) {
+    lines.push('skipped:');
+    for (const s of skipped) lines.push(`  ${s.interface} ${s.operationId}${s.role ? ` @${s.role}` : ''}: ${s.reason ?? ''}`);
+  }
+  const known = knownFailureList(result);
+  if (known.length > 0) {
+    lines.push('known failures (the target breaks its spec here, as the known-failures list says; never counted as passing):');
+    for (const [why, items] of Map.groupBy(known, (k) => k.why)) {
+      lines.push(`  ${why}`);
+      for (const k of items) lines.push(`    ${k.operation} ${k.probe} -> ${k.status ?? 'no answer'}: ${k.check} at ${k.pointer || '(root)'}: ${k.message}`);
+    }
+  }
+  if (result.unmetKnownFailures.length > 0) {
+    lines.push('known failures that did not happen (each fails the run):');
+    for (const unmet of result.unmetKnownFailures) lines.push(`  ${unmet}`);
+  }
+  const missing = uncovered(result.coverage);
+  lines.push(`coverage: ${count(result, 'exercised')} statuses exercised, ${count(result, 'unreachable')} unreachable (reasons below), ${missing.length} not covered${missing.length > 0 ? `: ${missing.join('; ')}` : ''}`);
+  lines.push(`${t.violations} violation${t.violations === 1 ? '' : 's'}${t.knownViolations > 0 ? ` (and ${t.knownViolations} known)` : ''}; checked in ${(result.durationMs / 1000).toFixed(1)} s`);
+  return lines;
+}
+
+/**
+ * The coverage matrix: one line per operation, each documented status marked x exercised,
+ * u unreachable, - not covered, n not implemented, s skipped; then the unreachable statuses' reasons.
+ */
+export function coverageLines(result: RunResult): string[] {
+  const width = Math.max(...result.coverage.map((r) => `${r.interface} ${r.operationId}`.length), 10);
+  const lines = ['coverage (x exercised, u unreachable, - not covered, n not implemented, s skipped):'];
+  for (const row of result.coverage) {
+    const cells = Object.entries(row.statuses).map(([status, mark]) => `${status}:${MARK[mark]}`);
+    lines.push(`  ${`${row.interface} ${row.operationId}`.padEnd(width)}  ${cells.join(' ')}`);
+  }
+  const reasons = new Map<string, string[]>();
+  for (const row of result.coverage) {
+    for (const [status, reason] of Object.entries(row.reasons)) {
+      if (row.statuses[status] !== 'unreachable') continue;
+      const key = `${row.interface} ${status}: ${reason}`;
+      reasons.set(key, [...(reasons.get(key) ?? []), row.operationId]);
+    }
+  }
+  if (reasons.size > 0) {
+    lines.push('unreachable:');
+    for (const [key, ops] of reasons) lines.push(`  ${key} (${ops.join(', ')})`);
+  }
+  return lines;
+}
+
+/** Every violation a known failure names, with its operation, probe and reason (the JSON summary's `knownFailures`). */
+export function knownFailureList(result: RunResult) {
+  return result.operations.flatMap((o) => o.probes.flatMap((p) => p.violations.filter((v) => v.known).map((v) => ({
+    operation: operationKey(o),
+    probe: probeLabel(p),
+    status: p.status,
+    check: v.check,
+    pointer: v.pointer,
+    message: v.message,
+    why: v.known!,
+  }))));
+}
+
+export function notImplementedByInterface(result: RunResult): [string, string[]][] {
+  const byInterface = new Map<string, Set<string>>();
+  for (const op of result.operations.filter((o) => o.outcome === 'not-implemented')) {
+    if (!byInterface.has(op.interface)) byInterface.set(op.interface, new Set());
+    byInterface.get(op.interface)!.add(op.operationId);
+  }
+  return [...byInterface].map(([name, ops]) => [name, [...ops]]);
+}
+
+const totals = (t: Totals) => `${t.pass} pass, ${t.fail} fail, ${t.knownFailure > 0 ? `${t.knownFailure} known failures, ` : ''}${t.notImplemented} not implemented, ${t.skipped} skipped`;
+const count = (result: RunResult, mark: CoverageMark) => result.coverage.reduce((n, r) => n + Object.values(r.statuses).filter((m) => m === mark).length, 0);
+
+/** Lines as TAP comments, so the summary can follow the TAP document on stdout. */
+export const asComments = (lines: readonly string[]) => lines.map((l) => `# ${l}`).join('\n');

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import type { InterfaceName } from '../src/lib/spec-catalog.ts';
+import type { Observation } from './answer-check.ts';
+import { createAuthenticator, credentialsFrom, type Credential } from './auth.ts';
+import { buildCoverage } from './coverage.ts';
+import { loadAuthData, loadOperationData, loadUnreachable, loadVariables, type Unreachable } from './data-files.ts';
+import { destructiveReason, urlOf, type EngineContext } from './engine-context.ts';
+import { fuzzOperation } from './fuzz.ts';
+import { createHttpClient, type HttpTransport } from './http.ts';
+import { applyKnownFailures, type KnownFailure } from './known-failures.ts';
+import { countOutcomes, type FuzzResult, type OperationResult, type RunResult, type ScenarioResult } from './model.ts';
+import { checkOperation } from './operation-check.ts';
+import { loadScenarios, SCENARIOS_DIR, type LoadedScenario } from './scenario-file.ts';
+import { runScenario } from './scenario-runner.ts';
+import { loadSpecSet } from './spec-set.ts';
+import { targetsOf, type TargetMap } from './targets.ts';
+
+export type ConformanceOptions = {
+  /** Base URL per role or interface, `*` for the rest (see targets.ts). */
+  targets: TargetMap;
+  /** Only these interfaces (`--spec`); all when absent. */
+  interfaces?: readonly InterfaceName[];
+  /** Nothing destructive, no wrong passwords, no fuzzing unless `fuzzRuns` is given. */
+  safe?: boolean;
+  /**
+   * The target keeps no state (a mock): no wrong credentials (it has no accounts), no scenarios unless
+   * `scenarios` names some, no fuzzing unless `fuzzRuns` is given; operations are checked
+   * concurrently. Valid, invalid and missing-credential requests are checked as usual.
+   */
+  stateless?: boolean;
+  /** Fuzzing seed; random (and printed) when absent. */
+  seed?: number;
+  /** Fuzz runs per operation; 0 turns fuzzing off. Default 25, or 0 in safe mode. */
+  fuzzRuns?: number;
+  /** `--var name=value`: win over data/variables.yaml and over scenario variables. */
+  variables?: Record<string, unknown>;
+  /** Credentials by name (auth.yaml), over those read from the environment. */
+  credentials?: Record<string, Credential | undefined>;
+  env?: Record<string, string | undefined>;
+  /** Scenario names to run (all when absent); `[]` runs none. */
+  scenarios?: readonly string[];
+  scenariosDir?: string;
+  unreachable?: readonly Unreachable[];
+  timeoutMs?: number;
+  /** How requests are sent (default: undici; `createFetchClient` for targets that intercept fetch, e.g. MSW). */
+  transport?: HttpTransport;
+  /** Ways the target is known to break its spec (see known-failures.ts): reported with why, not failed. */
+  knownFailures?: readonly KnownFailure[];
+  /** Called as each check ends (progress on stderr in the CLI). */
+  onProgress?: (line: string) => void;
+};
+
+export const DEFAULT_FUZZ_RUNS = 25;
+
+/** Operations checked at a time in stateless mode (one at a time otherwise: checks may change state). */
+const STATELESS_CONCURRENCY = 8;
+
+/**
+ * Checks every operation of the chosen specs on every targeted role, runs the scenarios, fuzzes the
+ * implemented operations and builds the coverage matrix.
+ *
+ * @example
+ * const result = await runConformance({ targets: { '*': 'http://127.0.0.1:8080' }, safe: true });
+ * console.log(toTap(result));
+ */
+export async function runConformance(options: ConformanceOptions): Promise<RunResult> {
+  const started = Date.now();
+  const safe = options.safe ?? false;
+  const stateless = options.stateless ?? false;
+  const seed = options.seed ?? randomBytes(4).readUInt32BE() % 2 ** 31;
+  const fuzzRuns = options.fuzzRuns ?? (safe || stateless ? 0 : DEFAULT_FUZZ_RUNS);
+  const specs = loadSpecSet();
+  const chosen = specs.specs.filter((s) => !options.interfaces || options.interfaces.includes(s.name));
+  const authData = loadAuthData();
+  const credentials = credentialsFrom(authData, options.env ?? process.env, options.credentials);
+  const overrides = { ...options.variables };
+  const credentialScope = Object.fromEntries(Object.entries(credentials).filter(([, c]) => c).map(([name, c]) => [name, { ...c }]));
+  const scope = { ...loadVariables(), runId: randomBytes(6).toString('hex'), ...overrides, credentials: credentialScope };
+  const http = (options.transport ?? createHttpClient)({ timeoutMs: options.timeoutMs ?? 10_000 });
+  const observations: Observation[] = [];
+  const progress = options.onProgress ?? (() => {});
+
+  const ctx: EngineContext = {
+    specs,
+    http,
+    scope,
+    overrides,
+    targets: options.targets,
+    safe,
+    stateless,
+    operationData: loadOperationData(),
+    observe: (o) => observations.push(o),
+    auth: createAuthenticator({
+      specs,
+      data: authData,
+      credentials,
+      scope,
+      urlOf: (target) => urlOf({ targets: options.targets }, target)?.url,
+      send: (request) => http.send(request),
+    }),
+  };
+
+  try {
+    // Each check in report order; run one at a time, or several at once when the target keeps no state.
+    const checks: (() => Promise<OperationResult>)[] = [];
+    for (const spec of chosen) {
+      for (const op of spec.operations) {
+        const where = targetsOf(options.targets, spec.name, op.roles);
+        if (where.length === 0) {
+          checks.push(async () => ({ interface: spec.name, operationId: op.operationId, method: op.method.toUpperCase(), path: op.path, role: op.roles.join('/'), outcome: 'skipped', reason: `no target for role ${op.roles.join('/')}`, probes: [] }));
+          continue;
+        }
+        for (const w of where) {
+          checks.push(async () => {
+            const result = await checkOperation(ctx, { spec, op }, w);
+            progress(`${result.outcome.padEnd(15)} ${spec.name} ${op.operationId} @${w.role}`);
+            return result;
+          });
+        }
+      }
+    }
+    const operations = await inOrder(checks, stateless ? STATELESS_CONCURRENCY : 1);
+    const unmetKnownFailures = applyKnownFailures(operations, options.knownFailures ?? []);
+
+    const scenarios: ScenarioResult[] = [];
+    const wanted = options.scenarios ?? (stateless ? [] : undefined);
+    const all: LoadedScenario[] = wanted && wanted.length === 0 ? [] : loadScenarios(options.scenariosDir ?? SCENARIOS_DIR);
+    if (wanted) {
+      const unknown = wanted.filter((n) => !all.some((s) => s.name === n));
+      if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`);
+    }
+    const configured = new Set(Object.entries(credentials).filter(([, c]) => c).map(([n]) => n));
+    for (const scenario of all.filter((s) => !wanted || wanted.includes(s.name))) {
+      const result = await runScenario(ctx, scenario, { interfaces: new Set(chosen.map((s) => s.name)), credentials: configured });
+      scenarios.push(result);
+      progress(`${result.outcome.padEnd(15)} scenario ${scenario.name}`);
+    }
+
+    const fuzz: FuzzResult[] = [];
+    if (fuzzRuns > 0) {
+      for (const result of operations.filter((r) => r.outcome === 'pass' || r.outcome === 'fail' || r.outcome === 'known-failure')) {
+        const target = specs.find(result.operationId)!;
+        if (safe && destructiveReason(ctx, target)) continue;
+        const outcome = await fuzzOperation(ctx, target, { role: result.role, url: result.url! }, fuzzRuns, seed);
+        fuzz.push(outcome);
+        progress(`${outcome.outcome.padEnd(15)} fuzz ${result.interface} ${result.operationId} @${result.role}`);
+      }
+    }
+
+    const coverage = buildCoverage(specs, chosen, operations, observations, options.unreachable ?? loadUnreachable());
+    const probeViolations = operations.flatMap((o) => o.probes).flatMap((p) => p.violations);
+    const totals = { operations: countOutcomes(operations), scenarios: countOutcomes(scenarios), fuzz: countOutcomes(fuzz), violations: 0, knownViolations: probeViolations.filter((v) => v.known).length };
+    totals.violations = probeViolations.filter((v) => !v.known).length
+      + scenarios.flatMap((s) => s.steps).reduce((n, s) => n + s.violations.length, 0)
+      + fuzz.filter((f) => f.failure).length
+      + scenarios.filter((s) => s.outcome === 'fail' && s.steps.every((st) => st.violations.length === 0)).length;
+    const targets = { ...options.targets };
+    return { targets, seed, safe, stateless, fuzzRuns, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, operations, scenarios, fuzz, coverage, totals, unmetKnownFailures };
+  } finally {
+    await http.close();
+  }
+}
+
+/** Runs the tasks, at most `limit` at a time, and gives their results in the tasks' order. */
+async function inOrder<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}

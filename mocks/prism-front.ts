@@ -1,0 +1,66 @@
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { InterfaceName } from '../src/lib/spec-catalog.ts';
+import { createRouteTable, UNLIMITED_PARAM_LENGTH } from '../src/server/route-table.ts';
+import type { MockRolePlan } from './prism-plan.ts';
+
+export type MockFront = { server: Server; port: number; close(): Promise<void> };
+
+/**
+ * One role's public listener: routes each request by method and path (the server's own route table)
+ * to the Prism child of the spec that owns the operation, and streams the answer back unchanged.
+ * Paths this role does not serve are answered here (404, or 405 with `Allow`) in Prism's problem
+ * shape, because a spec's Prism would otherwise answer a path the spec serves on another role.
+ */
+export async function startMockFront(plan: MockRolePlan, prismPorts: ReadonlyMap<InterfaceName, number>, host: string, port: number): Promise<MockFront> {
+  // Over-long path parameters go to Prism too, which answers them as the spec says (a 400), not the front.
+  const routes = createRouteTable(plan.operations, { maxParamLength: UNLIMITED_PARAM_LENGTH });
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0]!;
+    const match = routes.find(req.method ?? 'GET', path);
+    if (match) return forward(req, res, prismPorts.get(match.operation.interfaceName)!);
+    const allowed = routes.allowedMethods(path);
+    if (allowed.length > 0) {
+      return problem(res, 405, PRISM_ERRORS + 'NO_METHOD_MATCHED_ERROR', 'Route resolved, but no method matched', `${req.method} is not served on ${path} by the ${plan.role} role; allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
+    }
+    problem(res, 404, PRISM_ERRORS + 'NO_PATH_MATCHED_ERROR', 'Route not resolved, no path matched', `No operation of ${plan.interfaces.join(', ')} is served at ${path.slice(0, 200)} on the ${plan.role} role.`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function forward(req: IncomingMessage, res: ServerResponse, port: number) {
+  const upstream = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+    answer.pipe(res);
+  });
+  upstream.on('error', (error) => {
+    if (res.headersSent) return res.destroy();
+    problem(res, 502, 'about:blank', 'The Prism mock did not answer', `Prism on port ${port}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`);
+  });
+  req.pipe(upstream);
+}
+
+/** The type URIs Prism gives its own errors; the front's 404 and 405 use them so clients see one shape. */
+const PRISM_ERRORS = 'https://stoplight.io/prism/errors#';
+
+function problem(res: ServerResponse, status: number, type: string, title: string, detail: string, headers: Record<string, string> = {}) {
+  const body = JSON.stringify({ type, title, status, detail });
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
