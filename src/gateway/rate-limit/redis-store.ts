@@ -55,6 +55,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     connectTimeout: 1000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt - 1, 16), maxDelay),
     lazyConnect: false,
+    // Commands issued in the same turn of the event loop leave in one write: under load (many
+    // requests in flight per process) this saves a syscall and a Redis read per request.
+    enableAutoPipelining: true,
   });
   // Failures surface through the commands; the limiter logs the outage once. Without a listener,
   // ioredis would print every reconnection error.
