@@ -41,7 +41,7 @@ export async function startGateways(t: TapTest, env: Record<string, string>): Pr
       await once(child, 'exit');
     }));
   });
-  return Promise.all(Array.from({ length: PROCESSES }, async (_, n) => {
+  const urls = await Promise.all(Array.from({ length: PROCESSES }, async (_, n) => {
     const child = spawn(process.execPath, [FIXTURE], {
       env: {
         ...process.env,
@@ -51,6 +51,11 @@ export async function startGateways(t: TapTest, env: Record<string, string>): Pr
         PORTOLAN_ADMIN_PASSWORD: 'exactness-test-admin',
         PORTOLAN_LOG_LEVEL: 'silent',
         PORTOLAN_RATE_LIMIT_LIMIT: String(LIMIT),
+        // This proves exact shared counting, not outage detection (redis-outage.test.ts does that with
+        // the 50 ms default). Here four gateways, Redis, the load generator and another test job share
+        // two cores, and Redis can be starved of CPU for more than 50 ms: with the default, that reads
+        // as an outage and the memory policy counts locally. A second is far above any starvation.
+        PORTOLAN_RATE_LIMIT_STORE_TIMEOUT_MS: '1000',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -61,6 +66,20 @@ export async function startGateways(t: TapTest, env: Record<string, string>): Pr
     }
     throw new Error(`gateway process ${n} exited before it was ready (exit code ${child.exitCode})`);
   }));
+  // Like a load balancer, send traffic only once each gateway's /health says its pool and its
+  // counter store answer (a limiter that started before Redis answered is in its outage policy).
+  await Promise.all(urls.map((url) => healthy(url, 20_000)));
+  return urls;
+}
+
+async function healthy(url: string, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const status = await fetch(`${url}/health`).then((r) => (void r.arrayBuffer(), r.status), () => 0);
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gateway ${url} was not healthy within ${withinMs} ms`);
 }
 
 /** Sends `perToken` requests for each token, interleaved over every gateway; returns how many passed per token. */
