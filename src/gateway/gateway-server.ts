@@ -89,15 +89,15 @@ export function createGatewayServer(options: GatewayServerOptions): RoleServer {
     }, registration.sessionLifetimeSeconds * 1000);
     lifetime.unref();
     res.once('close', () => clearTimeout(lifetime));
-    const declared = req.headers['content-length'] !== undefined;
-    if (!declared) req.resume();
     const url = `${registration.operationPath}${query}`;
-    if (!declared) {
-      const response = await app.handle({ method: 'POST', url, headers: req.headers, rawBody: undefined, requestId });
-      answer(res, response, requestId);
-      return response;
+    if (req.headers['content-length'] !== undefined) {
+      return answerOwn(req, res, requestId, url, registration.maxBodyBytes, options.renderRegistrationError);
     }
-    return answerOwn(req, res, requestId, url, registration.maxBodyBytes, options.renderRegistrationError);
+    // No Content-Length: the body is not collected (seed D reads it by its declared length), so empty.
+    req.resume();
+    const response = await app.handle({ method: 'POST', url, headers: req.headers, rawBody: undefined, requestId });
+    answer(res, response, requestId);
+    return response;
   };
 
   const server = createServer(async (req, res) => {
@@ -144,9 +144,10 @@ export function createGatewayServer(options: GatewayServerOptions): RoleServer {
       if (path === registration.path && isRegistrationRequest(registration, method, req.headers.host)) {
         return answerRegistration(req, res, requestId, query);
       }
-      // A registration-shaped request that is not one (wrong method or Host) is passed on like any other.
-      const own = path === registration.path ? undefined : app.match(method, path);
-      if (own) return answerOwn(req, res, requestId, url, options.bodyLimitBytes, options.renderError);
+      // registerClient is reached only through the registration rule above (its spec path may differ
+      // from the configured one); a registration-shaped request that is not one goes to the pool.
+      const own = app.match(method, path);
+      if (own && own.operationId !== 'registerClient') return answerOwn(req, res, requestId, url, options.bodyLimitBytes, options.renderError);
       return options.proxy.forward(req, res, { requestId, renderError: gatewayError });
     }
 

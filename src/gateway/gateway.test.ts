@@ -65,6 +65,7 @@ t.test('the limiter: 429 at request 1001, still at +299 s, allowed again after +
   const later = await send(gateway, { path: '/api/vessels', headers: bearer(token) });
   t.equal(later.status, 429, 'still limited at +299 s: the window is never extended');
   t.equal(later.headers['retry-after'], '1');
+  t.equal(JSON.parse(later.body)['x-rate-limit-reset'], 1, 'reset is the remaining lifetime');
   clock.advance(1000);
   const again = await send(gateway, { path: '/api/vessels', headers: bearer(token) });
   t.equal(again.status, 200, 'allowed again at +300 s');
@@ -110,11 +111,27 @@ t.test('registration is matched by POST, the configured path and the configured 
   t.equal(missingField.headers.server, undefined, 'no Server header');
   t.ok(isGatewayError(JSON.parse(missingField.body)), '{error, error-message}');
 
+  const chunked = await send(gateway, { method: 'POST', path, headers: { ...form, host: 'register.example.com', 'transfer-encoding': 'chunked' }, body: 'username=alice&password=secret' });
+  t.equal(chunked.status, 400, 'without Content-Length the body is not collected: an empty form');
+  t.equal(chunked.headers.connection, 'close');
+
   const big = 'username=alice&password=' + 'x'.repeat(100);
   const tooLarge = await send(gateway, { method: 'POST', path, headers: { ...form, host: 'register.example.com', 'content-length': String(big.length) }, body: big });
   t.equal(tooLarge.status, 413, 'a body over the registration cap by its Content-Length');
   t.equal(tooLarge.headers.connection, 'close');
   t.ok(isGatewayError(JSON.parse(tooLarge.body)));
+});
+
+t.test('with another registration path configured, the spec path is not a way around the Host rule', async (t) => {
+  const { system } = await startTestSystem(t, { config: { monitorIntervalMs: 50, registrationPath: '/register', registrationHost: 'register.example.com' } });
+  const gateway = system.url('gateway');
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const specPath = await send(gateway, { method: 'POST', path: '/vendor-oauth2/v1/client-register', headers: { ...form, host: 'other.example.com' }, body: 'username=alice' });
+  t.equal(specPath.status, 404, 'the spec path with another Host goes to the pool');
+  t.match(JSON.parse(specPath.body), { status: 'error' }, 'answered by the mapping role');
+  const configured = await send(gateway, { method: 'POST', path: '/register', headers: { ...form, host: 'register.example.com' }, body: 'username=alice' });
+  t.equal(configured.status, 400, 'the configured path with the configured Host is a registration request');
+  t.equal(configured.headers.connection, 'close');
 });
 
 t.test('the pool: status endpoint, /health, and 502 when no member is up', async (t) => {
