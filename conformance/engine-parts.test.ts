@@ -39,7 +39,6 @@ t.test('variables: whole values keep their type, unknown ones are a setup error'
   const scope = { limit: 1000, token: 'abc', credentials: { admin: { user: 'root' } } };
   t.same(interpolate({ a: '${limit}', b: 'Bearer ${token}', c: ['${credentials.admin.user}'], '/data/${token}': 1 }, scope), { a: 1000, b: 'Bearer abc', c: ['root'], '/data/abc': 1 });
   t.throws(() => interpolate('${nope}', scope), { name: 'SetupError', message: 'unknown variable ${nope}' });
-  t.ok(new SetupError('x') instanceof Error);
 });
 
 t.test('matchers of the step language', async (t) => {
@@ -87,13 +86,12 @@ t.test('invalid requests are built from the schema and are all really invalid', 
 });
 
 t.test('a body shape ignores map keys and array lengths, keeps declared fields and types', async (t) => {
-  const { spec, op } = specs.find('listCharts')!;
+  const { spec } = specs.find('listCharts')!;
   const schema = { $ref: '#/components/schemas/ChartList' };
   const one = bodyShape(spec.document, schema, { status: 'success', data: { c1: { name: 'a', landmarks: 1 } } });
   const other = bodyShape(spec.document, schema, { status: 'success', data: { zz: { name: 'b', landmarks: 2 }, yy: { name: 'c', landmarks: 3 } } });
   t.same(one, other);
   t.ok(one.includes('/data/*/landmarks:number'));
-  t.ok(op);
 });
 
 t.test('request summaries never show credentials', async (t) => {

@@ -17,7 +17,7 @@ export type GatewayParts = {
 function disabledLimiter(config: Config): GatewayParts['limiter'] {
   const fresh = { 'x-rate-limit-limit': config.rateLimitLimit, 'x-rate-limit-remaining': config.rateLimitLimit, 'x-rate-limit-reset': config.rateLimitWindowSeconds };
   return {
-    check: async () => ({ kind: 'unlimited' }),
+    check: async () => ({ kind: 'unlimited', reason: 'limiter-off' }),
     status: async () => ({ kind: 'status', status: fresh }),
     ping: async () => ({ ok: true }),
   };

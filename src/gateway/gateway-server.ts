@@ -8,25 +8,14 @@ import { BodyTooLarge, readBody, writeResponse, type RoleServer } from '../serve
 import type { ErrorRenderer, RoleApp } from '../server/role-app.ts';
 import { listenOn, closeServer } from '../server/listen.ts';
 import { isRegistrationRequest, type RegistrationRoute } from './registration-route.ts';
+import type { RateLimiter } from './rate-limit/index.ts';
+import type { Proxy } from './pool/index.ts';
 
 /** What the gateway needs of the rate limiter (E): one decision per request. */
-export type GatewayLimiter = {
-  check(authorization: string | string[] | undefined): Promise<
-    | { kind: 'unlimited' }
-    | { kind: 'counted'; count: number }
-    | { kind: 'limited'; status: unknown; retryAfterSeconds: number }
-    | { kind: 'unavailable'; reason: string }
-  >;
-};
+export type GatewayLimiter = Pick<RateLimiter, 'check'>;
 
 /** What the gateway needs of its pool: pass a request on, streaming both ways. */
-export type GatewayProxy = {
-  forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    context: { requestId: string; renderError(code: 'badGateway' | 'gatewayTimeout', message: string): HandlerResponse },
-  ): Promise<{ status: number; member?: string }>;
-};
+export type GatewayProxy = Pick<Proxy, 'forward'>;
 
 export type GatewayServerOptions = {
   /** The gateway role's own operations (E status, D registration, H sessions, G health and pool). */

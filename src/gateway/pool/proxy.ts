@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool as UpstreamPool } from 'undici';
 import type { Logger } from '../../lib/logger.ts';
+import type { HandlerResponse } from '../../server/handler-types.ts';
+import { writeResponse } from '../../server/http-adapter.ts';
 import { endToEndHeaders } from './hop-by-hop.ts';
 import type { Member, Pool } from './pool.ts';
 import { upstreamFailure } from './upstream-failure.ts';
@@ -11,7 +13,7 @@ export type ProxyErrorCode = 'badGateway' | 'gatewayTimeout';
 export type ForwardContext = {
   requestId: string;
   /** The gateway's error answer (`{error, error-message}`) for a 502 or 504. */
-  renderError(code: ProxyErrorCode, message: string): { status: number; body: unknown; headers?: Record<string, string> };
+  renderError(code: ProxyErrorCode, message: string): HandlerResponse;
 };
 
 export type ForwardResult = {
@@ -118,12 +120,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     const answerError = (code: ProxyErrorCode, message: string, member?: string): ForwardResult => {
       const rendered = context.renderError(code, message);
       logger.warn({ requestId: context.requestId, pool: pool.name, member, status: rendered.status, reason: message }, 'request not passed on');
-      if (!res.headersSent && !res.destroyed) {
-        const body = typeof rendered.body === 'string' ? rendered.body : JSON.stringify(rendered.body);
-        const extra = Object.fromEntries(Object.entries(rendered.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-        res.writeHead(rendered.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...extra });
-        res.end(body);
-      }
+      if (!res.headersSent && !res.destroyed) writeResponse(res, rendered, context.requestId);
       return { status: rendered.status, ...(member ? { member } : {}) };
     };
 

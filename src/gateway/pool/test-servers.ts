@@ -96,8 +96,7 @@ const gatewayRenderer = createErrorRenderers(createFakeClock())['rate-limit'];
 
 /** The gateway's own 502/504 answer, rendered as the gateway renders every error. */
 export const renderGatewayError: ForwardContext['renderError'] = (code, message) => {
-  const { status, body } = gatewayRenderer(portolanError(code, message), { headers: {} });
-  return { status, body };
+  return gatewayRenderer(portolanError(code, message), { headers: {} });
 };
 
 /** A node:http server that passes every request to `proxy`, as the gateway's dispatcher does. */

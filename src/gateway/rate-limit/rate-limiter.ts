@@ -37,8 +37,8 @@ export type RateLimiterOptions = {
 
 /** What the gateway does with a request (any request but `GET /rate_limit_status`). */
 export type Decision =
-  /** Pass it on uncounted: no bearer token, or the store is down and the policy is `fail-open`. */
-  | { kind: 'unlimited'; reason: 'no-bearer-token' | 'store-unavailable' }
+  /** Pass it on uncounted: no bearer token, the store is down and the policy is `fail-open`, or the limiter is switched off. */
+  | { kind: 'unlimited'; reason: 'no-bearer-token' | 'store-unavailable' | 'limiter-off' }
   /** Pass it on; it was counted (`count` of the limit, this request included). */
   | { kind: 'counted'; count: number }
   /** Answer 429 with `status` as the body and `Retry-After: retryAfterSeconds`; not counted. */

@@ -20,5 +20,4 @@ t.test('no token: no Bearer, an empty or missing second field', async (t) => {
 t.test('the counter key is the SHA-1 hex digest of the token', async (t) => {
   t.equal(counterKey('abc'), createHash('sha1').update('abc').digest('hex'));
   t.equal(counterKey('abc'), 'a9993e364706816aba3e25717850c26c9cd0d89d');
-  t.not(counterKey('abc'), counterKey('abd'));
 });

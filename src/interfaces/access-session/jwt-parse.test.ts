@@ -19,7 +19,6 @@ const payloadVariables = (outcome: ReturnType<typeof parse>) => {
 t.test('the spec example token gives exactly the spec example variables', async (t) => {
   const outcome = parse(EXAMPLE_TOKEN);
   t.same(outcome, { ok: true, variables: EXAMPLE_PARSED });
-  t.same(Object.keys(outcome.ok ? outcome.variables : {}).sort(), Object.keys(EXAMPLE_PARSED).sort(), 'no variable more, none less');
   const [header, payload] = EXAMPLE_TOKEN.split('.');
   t.equal(header!.length % 4, 2, 'the example header needs == padding');
   t.equal(payload!.length % 4, 3, 'the example payload needs = padding');
@@ -130,7 +129,7 @@ t.test('nested values are flattened by the text rules, and a later member of the
   });
   t.same(splitMembers('{"__proto__":"p","constructor":"c"}'), [['__proto__', 'p'], ['constructor', 'c']]);
   const outcome = parse(tokenWith('{"__proto__":"p"}'));
-  t.equal(outcome.ok && Object.getPrototypeOf(outcome.variables), Object.prototype, 'a member named __proto__ is only a name');
+  t.equal(outcome.ok && Object.getOwnPropertyDescriptor(outcome.variables, 'session.oauth.jwt.payload.last.__proto__')?.value, 'p', 'a member named __proto__ is only a name');
 });
 
 t.test('property: every member of a flat JSON object comes back as payload.last.<key> = String(value)', async (t) => {

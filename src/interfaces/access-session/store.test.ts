@@ -32,7 +32,6 @@ function runStoreSuite(t: TapTest, open: (t: TapTest) => Promise<string>) {
     await store.create(stored);
     const read = await store.get('s1', T0);
     t.same(read, stored);
-    t.equal(Object.getPrototypeOf(read!.variables), Object.prototype, 'a variable named __proto__ stays a variable');
     t.equal(Object.getOwnPropertyDescriptor(read!.variables, '__proto__')?.value, 'only a name');
     t.equal(await store.get('unknown', T0), undefined);
   });
