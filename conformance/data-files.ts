@@ -8,6 +8,8 @@ export const DATA_DIR = fileURLToPath(new URL('./data/', import.meta.url));
 
 const ajv = new Ajv.default({ allErrors: true, strict: false });
 
+const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+
 export function readDataFile<T>(path: string, schema: object): T {
   let value: unknown;
   try {
@@ -15,7 +17,10 @@ export function readDataFile<T>(path: string, schema: object): T {
   } catch (error) {
     throw new Error(`${path}: ${(error as Error).message}`);
   }
-  const validate = ajv.compile(schema);
+  // The schemas are literals built per call; compile each shape once (ajv caches by object identity).
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = ajv.compile(schema)));
   if (!validate(value)) {
     const problems = (validate.errors ?? []).map((e) => `  ${e.instancePath || '(root)'} ${e.message}${e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : ''}`);
     throw new Error(`${path} is not valid:\n${problems.join('\n')}`);

@@ -33,6 +33,8 @@ t.test('the reference system passes the whole suite on what it implements; 501s 
   t.ok(summary.fuzz.length > 0, 'fuzzing ran');
 
   const notImplemented = summary.operations.filter((o: { outcome: string }) => o.outcome === 'not-implemented');
+  // The listing names exactly the operations that answered 501, no more, no fewer.
+  t.same(Object.values(summary.notImplemented).flat().sort(), notImplemented.map((o: { operationId: string }) => o.operationId).sort(), 'the not-implemented list is exactly the 501 operations');
   for (const op of notImplemented) {
     t.ok(summary.notImplemented[op.interface]?.includes(op.operationId), `${op.operationId} is listed as not implemented`);
     t.ok(op.probes.every((p: { outcome: string }) => p.outcome !== 'pass'), `${op.operationId} has no passing probe`);

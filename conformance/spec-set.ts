@@ -32,12 +32,13 @@ export type SpecSet = {
 export function loadSpecSet(): SpecSet {
   const specs = INTERFACES.map(({ name }): LoadedSpec => {
     const document = loadSpec(name);
+    const validator = createSpecValidator(document, `conformance-${name}`);
     return {
       name,
       document,
       operations: listOperations(document),
-      checkResponse: createResponseChecker(document, { headerValues: true }),
-      validator: createSpecValidator(document, `conformance-${name}`),
+      checkResponse: createResponseChecker(document, { headerValues: true, validator }),
+      validator,
     };
   });
   const byName = new Map(specs.map((s) => [s.name, s]));

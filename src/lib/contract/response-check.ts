@@ -23,6 +23,8 @@ export type ResponseCheckOptions = {
    * conformance suite). Off by default: the reference server's own checks stay as they were.
    */
   headerValues?: boolean;
+  /** A validator the caller already compiled for this document (one ajv instance per spec). */
+  validator?: ReturnType<typeof createSpecValidator>;
 };
 
 /**
@@ -31,7 +33,7 @@ export type ResponseCheckOptions = {
  * (every error listed). Compiles each schema once.
  */
 export function createResponseChecker(document: OpenApiDocument, options: ResponseCheckOptions = {}) {
-  const validator = createSpecValidator(document);
+  const validator = options.validator ?? createSpecValidator(document);
   const resolve = (node: unknown) => resolveRef<Json>(document, node);
 
   return function checkResponse(operation: OperationEntry, response: ObservedResponse): ResponseViolation[] {
