@@ -1,3 +1,4 @@
+import { ADMIN_PROFILE } from './admin-bootstrap.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { AccountStore } from './account-store.ts';
@@ -44,7 +45,7 @@ export type BasicAuthenticatorOptions = {
  * is dropped whenever a password changes or a user is removed through the store. A change made by
  * another process (the `users` CLI) takes effect within the TTL. Failures are never cached.
  */
-export function createBasicAuthenticator(accounts: AccountStore, profile = 'admin', options: BasicAuthenticatorOptions = {}): BasicAuthenticator {
+export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN_PROFILE, options: BasicAuthenticatorOptions = {}): BasicAuthenticator {
   const clock = options.clock ?? systemClock;
   const ttl = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.cacheMaxEntries ?? 1000;

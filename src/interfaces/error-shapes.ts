@@ -1,4 +1,5 @@
 import { XMLBuilder } from 'fast-xml-parser';
+import { renderRegistrationError } from './client-registration/error-shape.ts';
 import { statusOf, type ErrorCode, type PortolanError } from '../lib/errors.ts';
 import type { InterfaceName } from '../lib/spec-catalog.ts';
 import type { HandlerResponse } from '../server/handler-types.ts';
@@ -17,10 +18,6 @@ const DEVICE_API_ERROR: Partial<Record<ErrorCode, number>> = { malformedBody: 1,
 const DIAGNOSTICS_JSON = 'application/vnd.vendor.diagnostics.api+json';
 const DIAGNOSTICS_XML = 'application/vnd.vendor.diagnostics.api+xml';
 const xml = new XMLBuilder({ format: false });
-
-import { renderRegistrationError } from './client-registration/error-shape.ts';
-
-export { REGISTRATION_HEADERS } from './client-registration/error-shape.ts';
 
 const json = (error: PortolanError, body: unknown): HandlerResponse => ({ status: statusOf(error), body });
 
