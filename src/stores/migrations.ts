@@ -22,8 +22,9 @@ const SCHEMA_MIGRATIONS = {
 /**
  * Brings the schema up to date: applies, in version order, each migration not yet recorded in
  * `schema_migrations`, each in its own transaction with its record. Running it again applies nothing.
- * Refuses (SchemaVersionError) a database that records a version this code does not have, or that
- * would need an older migration applied after newer ones. Returns the versions it applied.
+ * A migration lower than versions already applied (another interface's range) still applies: recorded
+ * versions are checked as a set. Refuses (SchemaVersionError) a database that records a version this code
+ * does not have. Returns the versions it applied.
  *
  * @example
  * await applyMigrations(db, [{ version: 1, name: 'notes', up: 'CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)' }]);
@@ -74,7 +75,13 @@ function checkMigrations(migrations: readonly Migration[]): Migration[] {
   return [...migrations].sort((a, b) => a.version - b.version);
 }
 
-/** The migrations still to apply, after refusing a database this code cannot safely migrate. */
+/**
+ * The migrations still to apply: every known one not yet recorded, in version order. Applied versions are
+ * compared as a set, not against the newest: each interface owns a range of versions (accounts 2xx,
+ * device-config 3xx, access-session 4xx, ...), so a new migration of one interface is often lower than
+ * another interface's newest, and must still apply. What is refused is a recorded version this code does
+ * not have: newer code, or another application, migrated this database, and its schema is not ours to guess.
+ */
 function refuseUnknownVersions(ordered: readonly Migration[], recorded: readonly number[]): Migration[] {
   const known = new Set(ordered.map((m) => m.version));
   const newest = ordered.at(-1)?.version ?? 0;
@@ -89,14 +96,5 @@ function refuseUnknownVersions(ordered: readonly Migration[], recorded: readonly
     throw new SchemaVersionError(`The database records schema versions this code does not have (${unknown.join(', ')}); it was migrated by other code.`);
   }
   const done = new Set(recorded);
-  const pending = ordered.filter((m) => !done.has(m.version));
-  const latest = Math.max(0, ...recorded);
-  const late = pending.filter((m) => m.version < latest);
-  if (late.length > 0) {
-    throw new SchemaVersionError(
-      `Migrations ${late.map((m) => m.version).join(', ')} are older than version ${latest}, which is already applied; ` +
-        'migrations apply in version order, so give them versions above it.',
-    );
-  }
-  return pending;
+  return ordered.filter((m) => !done.has(m.version));
 }
