@@ -1,7 +1,7 @@
 import t from 'tap';
 import { captureLogs } from '../lib/test-logger.ts';
 import { createFakeClock } from '../lib/clock.ts';
-import { startTestSystem, tempSqliteUrl } from '../server/test-system.ts';
+import { startTestSystem, tempSqliteUrl } from '../app/test-system.ts';
 import { openDatabase } from '../stores/open-database.ts';
 import { createAccountStore } from './account-store.ts';
 import { bootstrapAdmin } from './admin-bootstrap.ts';

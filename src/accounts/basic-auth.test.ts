@@ -58,3 +58,57 @@ t.test('a password change drops the remembered checks at once', async (t) => {
   t.equal(await check(old), false, 'the old password is refused right after the change');
   t.equal(await check(basicAuthorization('admin', 'new')), true);
 });
+
+/** The answers to `attempts` basic-auth checks of one user and password, one every `everyMs` of fake time. */
+async function answers(user: string, password: string, attempts: number, everyMs: number) {
+  const store = countingStore();
+  const clock = createFakeClock();
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock, backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 } });
+  const seen: boolean[] = [];
+  for (let i = 0; i < attempts; i++) {
+    seen.push(await check(basicAuthorization(user, password)));
+    clock.advance(everyMs);
+  }
+  return { seen, verifications: store.verifications };
+}
+
+t.test('past 5 failures for one user, attempts are refused unchecked, even with the right password, until the wait passes', async (t) => {
+  const store = countingStore();
+  const clock = createFakeClock();
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock, backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 } });
+  const wrong = basicAuthorization('admin', 'guess');
+  const right = basicAuthorization('admin', 'pw');
+  for (let i = 0; i < 5; i++) t.equal(await check(wrong), false);
+  t.equal(store.verifications, 5);
+  t.equal(await check(right), false, 'the right password is refused during the wait');
+  t.equal(store.verifications, 5, 'without checking it');
+  clock.advance(999);
+  t.equal(await check(right), false, '1 ms before the wait passes');
+  clock.advance(1);
+  t.equal(await check(right), true, 'once it has passed, the right password is accepted');
+  for (let i = 0; i < 5; i++) t.equal(await check(wrong), false);
+  t.equal(store.verifications, 11, 'the success reset the count: 5 free failures again');
+
+  // 200 wrong passwords within 15 s (the issue's measurement): only a handful reach the password hash.
+  const { seen, verifications } = await answers('admin', 'guess', 200, 75);
+  t.ok(seen.every((allowed) => !allowed));
+  t.equal(verifications, 8, '5 free, then one after each wait of 1, 2 and 4 s; the next wait (8 s) ends past 15 s');
+});
+
+t.test('an unknown user and a wrong password get identical answers, attempt by attempt', async (t) => {
+  const wrongPassword = await answers('admin', 'guess', 40, 250);
+  const unknownUser = await answers('nobody', 'guess', 40, 250);
+  t.same(unknownUser, wrongPassword, 'same answers, same number of password checks');
+  t.ok(wrongPassword.seen.every((allowed) => !allowed));
+});
+
+t.test('parallel requests: identical headers share one check; a burst of guesses gets only the free checks', async (t) => {
+  const store = countingStore();
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock: createFakeClock() });
+  const right = await Promise.all(Array.from({ length: 20 }, () => check(basicAuthorization('admin', 'pw'))));
+  t.ok(right.every(Boolean), "a client's 20 parallel first requests are all accepted");
+  t.equal(store.verifications, 1, 'with one password check');
+  const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => check(basicAuthorization('root', `guess${i}`))));
+  t.ok(guesses.every((allowed) => !allowed));
+  t.equal(store.verifications, 1 + 5, '5 of 50 parallel guesses were checked (the default free failures)');
+});

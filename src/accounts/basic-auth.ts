@@ -2,6 +2,7 @@ import { ADMIN_PROFILE } from './admin-bootstrap.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { AccountStore } from './account-store.ts';
+import { createLoginBackoff, type LoginBackoffOptions } from './login-backoff.ts';
 
 export type BasicCredentials = { username: string; password: string };
 
@@ -34,6 +35,8 @@ export type BasicAuthenticatorOptions = {
   cacheTtlMs?: number;
   /** Most remembered checks; the cache starts over past it (default 1000). */
   cacheMaxEntries?: number;
+  /** Slows down repeated failed logins per user name (defaults in login-backoff.ts: 5 free, then 1 s doubling to 60 s). */
+  backoff?: LoginBackoffOptions;
 };
 
 /**
@@ -44,33 +47,64 @@ export type BasicAuthenticatorOptions = {
  * under a key made at start, so no password or header value sits in memory beyond the request; it
  * is dropped whenever a password changes or a user is removed through the store. A change made by
  * another process (the `users` CLI) takes effect within the TTL. Failures are never cached.
+ * Repeated failures for one user name are slowed down (login-backoff.ts): past the free ones, that
+ * name's attempts answer `false` unchecked, the same answer as a wrong password or an unknown user.
  */
 export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN_PROFILE, options: BasicAuthenticatorOptions = {}): BasicAuthenticator {
   const clock = options.clock ?? systemClock;
   const ttl = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.cacheMaxEntries ?? 1000;
+  const backoff = createLoginBackoff(clock, options.backoff);
   const key = randomBytes(32);
   const remembered = new Map<string, number>();
+  // Identical headers arriving together share one check: a client's parallel first requests cost one
+  // hash, and use up one of the backoff's checks, not one each.
+  const checking = new Map<string, Promise<boolean>>();
   let seenChanges = accounts.changes();
 
-  return async (authorization) => {
-    if (accounts.changes() !== seenChanges) {
-      seenChanges = accounts.changes();
-      remembered.clear();
-    }
-    const credentials = parseBasicAuth(authorization);
-    if (!credentials) return false;
+  const check = async (cacheKey: string, { username, password }: BasicCredentials): Promise<boolean> => {
     const now = clock.nowMs();
-    const cacheKey = createHmac('sha256', key).update(authorization as string).digest('base64');
     const until = remembered.get(cacheKey);
-    if (until !== undefined && until > now) return true;
+    if (until !== undefined && until > now) {
+      backoff.finish(username, 'success');
+      return true;
+    }
     const changesBefore = accounts.changes();
-    const allowed = (await accounts.verify(profile, credentials.username, credentials.password)) === 'allow';
+    let verdict;
+    try {
+      verdict = await accounts.verify(profile, username, password);
+    } catch (error) {
+      backoff.finish(username, 'no-answer'); // the store failed: not a wrong password
+      throw error;
+    }
+    const allowed = verdict === 'allow';
+    backoff.finish(username, allowed ? 'success' : 'failure');
     // A password changed while this check ran: its answer may be stale, so it is not remembered.
     if (allowed && ttl > 0 && accounts.changes() === changesBefore) {
       if (remembered.size >= maxEntries) remembered.clear();
       remembered.set(cacheKey, now + ttl);
     }
     return allowed;
+  };
+
+  return async (authorization) => {
+    if (accounts.changes() !== seenChanges) {
+      seenChanges = accounts.changes();
+      remembered.clear();
+      checking.clear(); // a check under way may have read the old password: later requests do not join it
+    }
+    const credentials = parseBasicAuth(authorization);
+    if (!credentials) return false;
+    const cacheKey = createHmac('sha256', key).update(authorization as string).digest('base64');
+    const joined = checking.get(cacheKey);
+    if (joined) return joined;
+    // The backoff comes before the cache: otherwise a blocked name could still test guesses against
+    // the remembered header of a real user, at no cost. Its refusal is the same `false` as a wrong password.
+    if (!backoff.tryStart(credentials.username)) return false;
+    const pending = check(cacheKey, credentials).finally(() => {
+      if (checking.get(cacheKey) === pending) checking.delete(cacheKey);
+    });
+    checking.set(cacheKey, pending);
+    return pending;
   };
 }
