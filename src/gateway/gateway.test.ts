@@ -6,22 +6,24 @@ import { createClient } from '../../generated/rate-limit/client/index.ts';
 import * as rateLimitSdk from '../../generated/rate-limit/sdk.gen.ts';
 import { createSpecValidator } from '../lib/spec-ajv.ts';
 import { loadSpec } from '../lib/spec-catalog.ts';
-import { startTestSystem } from '../server/test-system.ts';
+import { startTestSystem } from '../app/test-system.ts';
 import { runLoad } from '../../scripts/bench/load-generator.ts';
+import { postLargeJson, SENT_FIRST } from './pool/test-clients.ts';
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
 /** One request with exactly these headers (fetch would add its own Host and lose the control we need). */
-function send(baseUrl: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
+function send(baseUrl: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string; timeoutMs?: number }): Promise<Answer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {} }, (res) => {
+    const req = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, timeout: options.timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
     req.end(options.body);
   });
 }
@@ -30,6 +32,21 @@ const rateLimitSpec = createSpecValidator(loadSpec('rate-limit'));
 const isRateLimitStatus = rateLimitSpec.at('/components/schemas/RateLimitStatus');
 const isGatewayError = rateLimitSpec.at('/components/schemas/GatewayError');
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+type PoolStatus = { membersUp: number; members: { state: string }[] };
+
+/**
+ * The gateway's pool status once `check` holds: the monitor probes every 50 ms here, so this asks
+ * until it does (the bound, 400 asks, only keeps a broken test from hanging).
+ */
+async function poolOnce(gateway: string, check: (status: PoolStatus) => boolean): Promise<PoolStatus | undefined> {
+  for (let i = 0; i < 400; i++) {
+    const status = JSON.parse((await send(gateway, { path: '/gateway/pool' })).body) as PoolStatus;
+    if (check(status)) return status;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return undefined;
+}
 
 t.test('requests the gateway does not answer itself reach the pool unchanged', async (t) => {
   const { system } = await startTestSystem(t, { config: { monitorIntervalMs: 50 } });
@@ -137,7 +154,7 @@ t.test('with another registration path configured, the spec path is not a way ar
 t.test('the pool: status endpoint, /health, and 502 when no member is up', async (t) => {
   const { system } = await startTestSystem(t, { config: { monitorIntervalMs: 50 } });
   const gateway = system.url('gateway');
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.ok(await poolOnce(gateway, (status) => status.members[0]?.state === 'up'), 'the monitor has probed the member');
   const pool = await send(gateway, { path: '/gateway/pool' });
   t.equal(pool.status, 200);
   const status = JSON.parse(pool.body);
@@ -145,11 +162,37 @@ t.test('the pool: status endpoint, /health, and 502 when no member is up', async
   t.equal((await send(gateway, { path: '/health' })).status, 200, 'the gateway is healthy with its member up');
 
   const dead = await startTestSystem(t, { config: { monitorIntervalMs: 50, poolMembers: [{ host: '127.0.0.1', port: 9 }] } });
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.ok(await poolOnce(dead.system.url('gateway'), (status) => status.membersUp === 0), 'the monitor has marked the member down');
   const noMember = await send(dead.system.url('gateway'), { path: '/api/vessels' });
   t.equal(noMember.status, 502);
   t.ok(isGatewayError(JSON.parse(noMember.body)), 'in the gateway error shape');
   const health = await send(dead.system.url('gateway'), { path: '/health' });
   t.equal(health.status, 503, 'the gateway is unhealthy with no member up');
   t.match(JSON.parse(health.body), { status: 'unhealthy', services: 'unavailable' });
+});
+
+t.test('a 1.1 MB JSON body sent all at once through the gateway gets the mapping role\'s 413, not a wait for the client\'s timeout', async (t) => {
+  const { system } = await startTestSystem(t, { config: { monitorIntervalMs: 50 } });
+  const body = JSON.stringify({ note: 'x'.repeat(1_100_000) });
+  const tries: { status: number; error?: string }[] = [];
+  for (let i = 0; i < 5; i++) {
+    // Bounded by the client's own timeout (5 s), the wait the issue saw: then it counts as no answer.
+    const outcome = await send(system.url('gateway'), { method: 'POST', path: '/api/charts', headers: { 'content-type': 'application/json' }, body, timeoutMs: 5000 })
+      .then((answer) => ({ status: answer.status }), (error: Error) => ({ status: 0, error: error.message }));
+    tries.push(outcome);
+  }
+  t.same(tries, Array(5).fill({ status: 413 }), 'five of five tries answered 413');
+});
+
+t.test('a 1.1 MB JSON body through the gateway: the mapping role\'s 413 reaches the client at once, then a clean close', async (t) => {
+  const { system, config } = await startTestSystem(t, { config: { monitorIntervalMs: 50 } });
+  const size = 1_100_000;
+  t.ok(size > config.bodyLimitBytes, 'over the mapping role\'s body limit');
+  const outcome = await postLargeJson(Number(new URL(system.url('gateway')).port), '/api/charts', size, 'after answer').closed;
+  t.ok(outcome.answeredBeforeBodySent, `answered while the client held all but ${SENT_FIRST} bytes of its body`);
+  t.equal(outcome.status, 413);
+  t.match(JSON.parse(outcome.body ?? '{}'), { status: 'error' }, 'the mapping role\'s answer, in its shape');
+  t.equal(outcome.headers?.connection, 'close');
+  t.same(outcome.errors, [], 'no reset: the client sent its whole body, then the gateway closed');
+  t.equal((await send(system.url('gateway'), { path: '/api/vessels' })).status, 200, 'the gateway keeps serving');
 });

@@ -1,6 +1,7 @@
 import type { PoolMember, PoolStatus } from '../../../generated/health/types.gen.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { systemTimers, type Cancel, type Timers } from '../../lib/timers.ts';
 import { formatAddress, healthSendString, probeHealth, type MemberAddress, type ProbeResult } from './probe.ts';
 
 export type MemberState = PoolMember['state'];
@@ -35,6 +36,10 @@ export type PoolOptions = {
   members: readonly MemberAddress[];
   monitor?: MonitorSettings;
   clock: Clock;
+  /** Where the monitor's interval and probe timeout come from (default: real timers). */
+  timers?: Timers;
+  /** How one member is probed (default: `probeHealth`, the seed's monitor over TCP). */
+  probe?: typeof probeHealth;
   logger?: Logger;
   onStateChange?: (change: StateChange) => void;
 };
@@ -64,7 +69,7 @@ type MemberRecord = {
   /** When the current run of healthy answers began (time-until-up). */
   healthySinceMs?: number;
   changes: Map<MemberState, number>;
-  timer?: NodeJS.Timeout;
+  cancelTimer?: Cancel;
   inFlight?: { controller: AbortController; done: Promise<void> };
   /** The interval passed while a probe was still running: probe again as soon as it ends. */
   due: boolean;
@@ -94,6 +99,8 @@ export function createPool(options: PoolOptions): Pool {
     }
   }
   const { clock, logger } = options;
+  const timers = options.timers ?? systemTimers;
+  const probeMember = options.probe ?? probeHealth;
   const records: MemberRecord[] = options.members.map((m) => ({
     member: Object.freeze({ host: m.host, port: m.port, address: formatAddress(m) }),
     state: 'unchecked',
@@ -135,13 +142,13 @@ export function createPool(options: PoolOptions): Pool {
 
   const probe = (record: MemberRecord) => {
     // The next probe is due one interval after this one started, or as soon as it ends if it runs longer.
-    record.timer = setTimeout(() => {
-      record.timer = undefined;
+    record.cancelTimer = timers.after(intervalMs, () => {
+      record.cancelTimer = undefined;
       if (record.inFlight) record.due = true;
       else probe(record);
-    }, intervalMs);
+    });
     const controller = new AbortController();
-    const done = probeHealth(record.member, { timeoutMs, send, signal: controller.signal }).then((result) => {
+    const done = probeMember(record.member, { timeoutMs, send, signal: controller.signal, timers }).then((result) => {
       record.inFlight = undefined;
       if (!running) return;
       apply(record, result);
@@ -201,8 +208,8 @@ export function createPool(options: PoolOptions): Pool {
       running = false;
       const pending: Promise<void>[] = [];
       for (const record of records) {
-        clearTimeout(record.timer);
-        record.timer = undefined;
+        record.cancelTimer?.();
+        record.cancelTimer = undefined;
         record.due = false;
         if (record.inFlight) {
           record.inFlight.controller.abort();

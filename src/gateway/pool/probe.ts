@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { systemTimers, type Timers } from '../../lib/timers.ts';
 
 /** A pool member's address. */
 export type MemberAddress = { host: string; port: number };
@@ -15,6 +16,8 @@ export type ProbeOptions = {
   send?: string;
   /** Cancels the probe (the pool stopping); the socket is destroyed at once. */
   signal?: AbortSignal;
+  /** Where the timeout's time comes from (default: real timers). */
+  timers?: Timers;
 };
 
 /** An answer longer than this without a line end is not HTTP: stop reading it. */
@@ -78,15 +81,14 @@ export function probeHealth(member: MemberAddress, options: ProbeOptions): Promi
     const finish = (result: ProbeResult) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      cancelTimeout();
       options.signal?.removeEventListener('abort', onAbort);
       socket.destroy();
       resolve(result);
     };
     const onAbort = () => finish({ up: false, status: null, reason: 'probe cancelled' });
-    const timer = setTimeout(
-      () => finish({ up: false, status: null, reason: `no answer within ${options.timeoutMs} ms` }),
-      options.timeoutMs,
+    const cancelTimeout = (options.timers ?? systemTimers).after(options.timeoutMs, () =>
+      finish({ up: false, status: null, reason: `no answer within ${options.timeoutMs} ms` }),
     );
     options.signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pool as UpstreamPool } from 'undici';
 import type { Logger } from '../../lib/logger.ts';
+import { systemTimers, type Timers } from '../../lib/timers.ts';
+import { drainWithin } from '../../lib/drain.ts';
 import type { HandlerResponse } from '../../server/handler-types.ts';
 import { writeResponse } from '../../server/http-adapter.ts';
-import { endToEndHeaders } from './hop-by-hop.ts';
+import { exchangeWithMember, type ProxyAnswer, type ProxyErrorCode, type ProxyRequest } from './member-exchange.ts';
 import type { Member, Pool } from './pool.ts';
-import { upstreamFailure } from './upstream-failure.ts';
 
-export type ProxyErrorCode = 'badGateway' | 'gatewayTimeout';
+export type { ProxyAnswer, ProxyErrorCode, ProxyRequest } from './member-exchange.ts';
 
 export type ForwardContext = {
   requestId: string;
@@ -27,14 +29,30 @@ export type ForwardResult = {
 
 export type ProxyOptions = {
   pool: Pool;
-  /** No response headers this long after the request was sent (or no connection this long): 504. */
+  /**
+   * A member must make progress within this time, or the gateway gives up on it: no response headers
+   * this long after the request (or after the last request-body bytes it read): 504; nothing this
+   * long in the middle of its answer while the client is ready for more: the client connection is cut.
+   */
   upstreamTimeoutMs: number;
   /** Keep-alive connections held open to each member at most. */
   connectionsPerMember: number;
   logger: Logger;
+  /** Where the upstream timeout and the linger time come from (default: real timers). */
+  timers?: Timers;
+  /**
+   * After a member answered before the request body was all sent (413, 401), how long the client may
+   * go on sending that body (read and dropped) before its connection is closed (default 5000 ms).
+   */
+  lingerMs?: number;
 };
 
 export type Proxy = {
+  /**
+   * Passes one request to a member of the pool and resolves with its answer (headers, streamed body)
+   * or why there is none, writing nothing: for an adapter that writes answers itself.
+   */
+  exchange(request: ProxyRequest): Promise<ProxyAnswer>;
   /** Passes one request to a member of the pool and streams the answer back. Never rejects. */
   forward(req: IncomingMessage, res: ServerResponse, context: ForwardContext): Promise<ForwardResult>;
   /** Closes the connections to every member once their requests are done. */
@@ -47,51 +65,11 @@ const CLIENT_CLOSED = 499;
 const SAFE_REASON = /^[\t\x20-\x7e]*$/;
 
 /**
- * The headers the member receives: the client's end-to-end fields unchanged (Host included: the
- * member sees the name the client asked for), without Expect (node:http has already answered
- * `100 Continue`), and `X-Forwarded-For` with the client's address appended.
- */
-function upstreamHeaders(req: IncomingMessage): string[] {
-  const headers: string[] = [];
-  const forwardedFor: string[] = [];
-  const seen = new Set<string>();
-  const fields = endToEndHeaders(req.rawHeaders);
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const name = fields[i]!;
-    const value = fields[i + 1]!;
-    const lower = name.toLowerCase();
-    if (lower === 'x-forwarded-for') forwardedFor.push(value);
-    else if (lower === 'expect') continue;
-    // node:http keeps a repeated Host or Content-Length in rawHeaders; the first is the one it used.
-    else if ((lower === 'host' || lower === 'content-length') && seen.has(lower)) continue;
-    else {
-      seen.add(lower);
-      headers.push(name, value);
-    }
-  }
-  const client = req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
-  if (client) forwardedFor.push(client);
-  if (forwardedFor.length > 0) headers.push('X-Forwarded-For', forwardedFor.join(', '));
-  return headers;
-}
-
-/** The request target as a path: absolute-form (`GET http://host/path`) is reduced to its path. */
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  if (url.startsWith('/')) return url;
-  try {
-    const parsed = new URL(url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return url;
-  }
-}
-
-/**
  * The gateway's reverse proxy: one keep-alive connection pool (undici) per member; request and
  * response bodies are streamed, never held; status, headers and body pass unchanged but for the
  * hop-by-hop fields (both ways) and X-Forwarded-For. Failures before the answer starts become the
- * gateway's 502/504; after it started, the client connection is cut.
+ * gateway's 502/504; after it started, the client connection is cut. A member's answer that comes
+ * before the request body was all sent is passed on at once, with `Connection: close`.
  *
  * @example
  * const proxy = createProxy({ pool, upstreamTimeoutMs: 30_000, connectionsPerMember: 64, logger });
@@ -99,16 +77,20 @@ function pathOf(url: string | undefined): string {
  */
 export function createProxy(options: ProxyOptions): Proxy {
   const { pool, upstreamTimeoutMs, logger } = options;
+  const timers = options.timers ?? systemTimers;
+  const lingerMs = options.lingerMs ?? 5000;
   const upstreams = new Map<string, UpstreamPool>();
   const upstreamFor = (member: Member) => {
     let upstream = upstreams.get(member.address);
     if (!upstream) {
       upstream = new UpstreamPool(`http://${member.address}`, {
         connections: options.connectionsPerMember,
+        // The exchange's own timer (on `timers`) bounds connecting too; this only bounds how long a
+        // connection attempt outlives a request given up on.
         connectTimeout: upstreamTimeoutMs,
-        headersTimeout: upstreamTimeoutMs,
-        // Between two chunks of the response body: a member that stalls mid-body is cut off too.
-        bodyTimeout: upstreamTimeoutMs,
+        // Off: the exchange times the member with `timers`, which tests can move.
+        headersTimeout: 0,
+        bodyTimeout: 0,
         allowH2: false,
       });
       upstreams.set(member.address, upstream);
@@ -116,82 +98,117 @@ export function createProxy(options: ProxyOptions): Proxy {
     return upstream;
   };
 
+  function exchange(request: ProxyRequest): Promise<ProxyAnswer> {
+    const member = pool.pick();
+    if (!member) return Promise.resolve({ kind: 'failed', code: 'badGateway', message: `no member of pool ${pool.name} is up` });
+    return exchangeWithMember(upstreamFor(member), member.address, request, { timeoutMs: upstreamTimeoutMs, timers });
+  }
+
   async function forward(req: IncomingMessage, res: ServerResponse, context: ForwardContext): Promise<ForwardResult> {
+    const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    // The client is still sending a body nobody will read to its end: its connection cannot be reused.
+    const bodyUnread = () => hasBody && !req.complete;
+
     const answerError = (code: ProxyErrorCode, message: string, member?: string): ForwardResult => {
       const rendered = context.renderError(code, message);
       logger.warn({ requestId: context.requestId, pool: pool.name, member, status: rendered.status, reason: message }, 'request not passed on');
-      if (!res.headersSent && !res.destroyed) writeResponse(res, rendered, context.requestId);
+      if (!res.headersSent && !res.destroyed) {
+        writeResponse(res, bodyUnread() ? lingering(rendered, drainWithin(req, timers, lingerMs)) : rendered, context.requestId);
+      }
+      dropRest(req);
       return { status: rendered.status, ...(member ? { member } : {}) };
     };
 
-    const member = pool.pick();
-    if (!member) return answerError('badGateway', `no member of pool ${pool.name} is up`);
-
-    const upstreamAbort = new AbortController();
-    const clientGone = () => upstreamAbort.signal.aborted || res.destroyed || (req.destroyed && !req.complete);
+    const clientGone = new AbortController();
     // Which side cut the exchange first; the other side's failure follows from it.
     let cutBy: 'client' | 'upstream' | undefined;
     const onClose = () => {
       if (res.writableFinished) return;
       cutBy ??= 'client';
-      upstreamAbort.abort(new Error('client closed the connection'));
+      clientGone.abort();
     };
     res.once('close', onClose);
+    let member: string | undefined;
     try {
-      const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-      let response;
-      try {
-        response = await upstreamFor(member).request({
-          method: (req.method ?? 'GET') as 'GET',
-          path: pathOf(req.url),
-          headers: upstreamHeaders(req),
-          body: hasBody ? req : null,
-          signal: upstreamAbort.signal,
-          responseHeaders: 'raw',
-        });
-      } catch (error) {
-        if (clientGone()) return { status: CLIENT_CLOSED, member: member.address, aborted: 'client' };
-        const failure = upstreamFailure(error, member.address, upstreamTimeoutMs);
-        return answerError(failure.code, failure.message, member.address);
-      }
+      const answer = await exchange({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        rawHeaders: req.rawHeaders,
+        clientAddress: req.socket.remoteAddress,
+        body: hasBody ? req : null,
+        signal: clientGone.signal,
+      });
+      member = answer.member;
+      if (answer.kind === 'cancelled') return { status: CLIENT_CLOSED, member: answer.member, aborted: 'client' };
+      if (answer.kind === 'failed') return answerError(answer.code, answer.message, answer.member);
 
-      const { statusCode, statusText, body } = response;
+      const { status, body } = answer;
       body.once('error', () => (cutBy ??= 'upstream'));
       try {
-        const headers = endToEndHeaders(response.headers as unknown as string[]);
-        res.writeHead(statusCode, SAFE_REASON.test(statusText) ? statusText : undefined, headers);
+        const headers = bodyUnread() ? [...answer.headers, 'Connection', 'close'] : answer.headers;
+        res.writeHead(status, SAFE_REASON.test(answer.statusText) ? answer.statusText : undefined, headers);
       } catch (error) {
         // A field node:http refuses to write (not valid HTTP): the member's answer cannot be passed on.
         body.destroy();
-        return answerError('badGateway', `pool member ${member.address} sent an answer that cannot be passed on (${(error as NodeJS.ErrnoException).code ?? 'invalid header'})`, member.address);
+        return answerError('badGateway', `pool member ${answer.member} sent an answer that cannot be passed on (${(error as NodeJS.ErrnoException).code ?? 'invalid header'})`, answer.member);
       }
       try {
-        await pipeline(body, res);
-        return { status: statusCode, member: member.address };
+        await pipeline(body, res, { end: false });
       } catch (error) {
         // The answer has started: the only way to tell the client it is incomplete is to cut the connection.
         res.destroy();
         const by = cutBy ?? 'upstream';
         if (by === 'upstream') {
-          logger.warn({ requestId: context.requestId, pool: pool.name, member: member.address, reason: (error as Error).message }, 'member failed mid-answer; client connection cut');
+          logger.warn({ requestId: context.requestId, pool: pool.name, member: answer.member, reason: (error as Error).message }, 'member failed mid-answer; client connection cut');
         }
-        return { status: statusCode, member: member.address, aborted: by };
+        return { status, member: answer.member, aborted: by };
       }
+      if (bodyUnread()) await drainWithin(req, timers, lingerMs);
+      else dropRest(req);
+      res.end();
+      return { status, member: answer.member };
     } catch (error) {
       // A bug, not an expected failure: keep the process up and the client answered.
       logger.error({ requestId: context.requestId, err: error }, 'proxy failure');
       if (res.headersSent) res.destroy();
-      return answerError('badGateway', `pool member ${member.address} could not be reached`, member.address);
+      return answerError('badGateway', `pool member ${member ?? 'of the pool'} could not be reached`, member);
     } finally {
       res.off('close', onClose);
     }
   }
 
   return {
+    exchange,
     forward,
     async close() {
       await Promise.all([...upstreams.values()].map((upstream) => upstream.close()));
       upstreams.clear();
     },
   };
+}
+
+/**
+ * The gateway's own (JSON) answer to a client still sending its body: all of it written at once, with
+ * its length, so the client has it whole; the stream ends, and node closes the connection, only once
+ * `bodyDone` (the client has sent the rest, or the linger time passed).
+ */
+function lingering(rendered: HandlerResponse, bodyDone: Promise<void>): HandlerResponse {
+  const payload = Buffer.from(JSON.stringify(rendered.body));
+  const body = new PassThrough();
+  body.write(payload);
+  void bodyDone.then(() => body.end());
+  return {
+    ...rendered,
+    contentType: rendered.contentType ?? 'application/json',
+    headers: { ...rendered.headers, connection: 'close', 'content-length': String(payload.length) },
+    body,
+  };
+}
+
+/**
+ * Drops what is left of a request body (received but not passed on): node reads the next request on
+ * a keep-alive connection only once this one's body has been read.
+ */
+function dropRest(req: IncomingMessage) {
+  if (!req.readableEnded) req.resume();
 }

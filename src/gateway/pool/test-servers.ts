@@ -3,11 +3,13 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createFakeClock } from '../../lib/clock.ts';
 import { portolanError } from '../../lib/errors.ts';
+import { createLogger } from '../../lib/logger.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
-import { createErrorRenderers } from '../../interfaces/error-shapes.ts';
-import type { ForwardContext, ForwardResult, Proxy } from './proxy.ts';
+import { renderGatewayError as renderInGatewayShape } from '../../interfaces/rate-limit/error-shape.ts';
+import { createPool, type PoolOptions } from './pool.ts';
+import { createProxy, type ForwardContext, type ForwardResult, type Proxy } from './proxy.ts';
 
-async function listen<S extends Server | ReturnType<typeof createNetServer>>(t: TapTest, server: S, sockets: Set<Socket>) {
+export async function listen<S extends Server | ReturnType<typeof createNetServer>>(t: TapTest, server: S, sockets: Set<Socket>) {
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -35,7 +37,8 @@ export async function startRawServer(t: TapTest, onSocket: (socket: Socket) => v
 
 /**
  * A node:http member with a switchable `/health` (200 or another status); every other request goes
- * to `handler` (by default 200 naming the member). Counts requests and TCP connections.
+ * to `handler` (by default 200 naming the member). Counts requests, TCP connections and the bytes
+ * that reached it.
  */
 export async function startHttpMember(
   t: TapTest,
@@ -57,7 +60,11 @@ export async function startHttpMember(
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(name);
   });
-  server.on('connection', () => connections++);
+  let bytesOfClosedSockets = 0;
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    socket.on('close', () => (bytesOfClosedSockets += socket.bytesRead));
+  });
   const port = await listen(t, server, sockets);
   return {
     name,
@@ -65,6 +72,8 @@ export async function startHttpMember(
     port,
     received,
     connections: () => connections,
+    /** Bytes read from every connection so far, request heads included. */
+    bytesReceived: () => bytesOfClosedSockets + [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0),
     setHealth(status: number) {
       healthStatus = status;
     },
@@ -80,23 +89,22 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` every 10 ms until it is true or `ms` have passed; resolves with the last result. */
-export async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) return false;
-    await sleep(10);
+/**
+ * Polls `check` every 10 ms until it is true, `tries` times at most; resolves with the last result.
+ * For what real sockets do (a connection closed, a request received): it waits on the condition, not
+ * for a time, and the bound only keeps a broken test from hanging.
+ */
+export async function waitFor(check: () => boolean, tries = 1000): Promise<boolean> {
+  for (let i = 0; !check(); i++) {
+    if (i >= tries) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return true;
 }
 
-const gatewayRenderer = createErrorRenderers(createFakeClock())['rate-limit'];
-
 /** The gateway's own 502/504 answer, rendered as the gateway renders every error. */
 export const renderGatewayError: ForwardContext['renderError'] = (code, message) => {
-  return gatewayRenderer(portolanError(code, message), { headers: {} });
+  return renderInGatewayShape(portolanError(code, message), { headers: {} });
 };
 
 /** A node:http server that passes every request to `proxy`, as the gateway's dispatcher does. */
@@ -109,4 +117,19 @@ export async function startGateway(t: TapTest, proxy: Proxy) {
   });
   const port = await listen(t, server, sockets);
   return { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}`, results };
+}
+
+/**
+ * A gateway in front of `members`: pool (monitor not started unless asked), proxy, node:http
+ * listener, all on one fake clock: no timeout fires unless the test advances `clock`, however slow
+ * the machine.
+ */
+export async function startProxiedGateway(t: TapTest, members: PoolOptions['members'], options: { upstreamTimeoutMs?: number; connectionsPerMember?: number; monitor?: PoolOptions['monitor'] } = {}) {
+  const clock = createFakeClock();
+  const pool = createPool({ name: 'mapping', members, clock, timers: clock, ...(options.monitor ? { monitor: options.monitor } : {}) });
+  const logger = createLogger({ level: 'silent' });
+  const proxy = createProxy({ pool, upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000, connectionsPerMember: options.connectionsPerMember ?? 4, logger, timers: clock });
+  t.teardown(() => proxy.close());
+  t.teardown(() => pool.stop());
+  return { clock, pool, proxy, ...(await startGateway(t, proxy)) };
 }

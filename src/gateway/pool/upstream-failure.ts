@@ -1,4 +1,5 @@
-import type { ProxyErrorCode } from './proxy.ts';
+/** The gateway's answers when a member gives none: 502, or 504 when it was too slow. */
+export type ProxyErrorCode = 'badGateway' | 'gatewayTimeout';
 
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 const REASONS: Record<string, string> = {

@@ -8,5 +8,4 @@ export { OUTAGE_POLICIES } from './store-guard.ts';
 export type { OutagePolicy } from './store-guard.ts';
 export { createMemoryStore } from './memory-store.ts';
 export { createSqliteStore } from './sqlite-store.ts';
-export { createRedisStore, DEFAULT_REDIS_KEY_PREFIX } from './redis-store.ts';
 export type { CounterEntry, CounterRule, CounterStore, HitResult, PingResult } from './counter-store.ts';

@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/logger.ts';
+import { systemTimers, type Cancel, type Timers } from '../../lib/timers.ts';
 import type { CounterEntry, CounterRule, CounterStore, HitResult } from './counter-store.ts';
 import { createMemoryStore } from './memory-store.ts';
 
@@ -18,6 +19,8 @@ export type StoreGuardOptions = {
   maxWaitMs?: number;
   /** While the store is down, it is pinged this often; the first answer ends the outage. */
   probeIntervalMs: number;
+  /** Where the time limits and the probe's interval come from (default: real timers). */
+  timers?: Timers;
   logger?: Logger;
 };
 
@@ -42,11 +45,12 @@ export type StoreGuard = {
 export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
   const { store, policy, timeoutMs, probeIntervalMs, logger } = options;
   const maxWaitMs = options.maxWaitMs ?? 1000;
+  const timers = options.timers ?? systemTimers;
   let fallback: CounterStore | undefined;
   let down = false;
   let closed = false;
-  let probeTimer: NodeJS.Timeout | undefined;
-  const progress = { lastAnswerAt: -Infinity };
+  let cancelProbe: Cancel | undefined;
+  const progress = { answers: 0 };
 
   const markDown = (reason: string): void => {
     if (down || closed) return;
@@ -60,7 +64,7 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
   };
 
   const scheduleProbe = (delayMs = probeIntervalMs): void => {
-    probeTimer = setTimeout(async () => {
+    cancelProbe = timers.after(delayMs, async () => {
       const answer = await store.ping(timeoutMs);
       if (closed) return;
       if (!answer.ok) return scheduleProbe();
@@ -69,14 +73,13 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
       fallback = undefined;
       await dropped?.close();
       logger?.info({ store: store.name, policy }, 'rate-limit store recovered');
-    }, delayMs);
-    probeTimer.unref();
+    }, { background: true });
   };
 
   /** The store's answer within the time limit; on failure the outage policy's answer. */
   const call = async <T>(primary: (s: CounterStore) => Promise<T>): Promise<Guarded<T>> => {
     if (!down) {
-      const answer = await within(() => primary(store), progress, timeoutMs, maxWaitMs);
+      const answer = await within(() => primary(store), { progress, timeoutMs, maxWaitMs, timers });
       if (answer.ok) return answer;
       markDown(answer.reason);
     }
@@ -89,7 +92,7 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
     peek: (key, nowMs) => call((s) => s.peek(key, nowMs)),
     close: async () => {
       closed = true;
-      clearTimeout(probeTimer);
+      cancelProbe?.();
       await fallback?.close();
       await store.close();
     },
@@ -99,33 +102,39 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
 /**
  * `op`'s outcome, or a failure once the store has answered nothing at all for `timeoutMs`: a store
  * that keeps answering other calls is alive, only busy (a burst queued on one connection is answered
- * in order), so the call keeps waiting, up to `maxWaitMs` in all. A late answer is dropped.
+ * in order), so the call keeps waiting, up to `maxWaitMs` in all. A late answer is dropped. Time is
+ * counted in the timers' periods, not read from a clock, so fake timers decide it alone.
  */
-function within<T>(op: () => Promise<T>, progress: { lastAnswerAt: number }, timeoutMs: number, maxWaitMs: number): Promise<Guarded<T>> {
+function within<T>(
+  op: () => Promise<T>,
+  limits: { progress: { answers: number }; timeoutMs: number; maxWaitMs: number; timers: Timers },
+): Promise<Guarded<T>> {
+  const { progress, timeoutMs, maxWaitMs, timers } = limits;
   return new Promise((resolve) => {
-    const sentAt = performance.now();
-    let checkpoint = sentAt;
-    let timer: NodeJS.Timeout | undefined;
+    let answersSeen = progress.answers;
+    let waitedMs = 0;
+    let cancel: Cancel | undefined;
     let settled = false;
     const settle = (answer: Guarded<T>) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancel?.();
       resolve(answer);
     };
-    const check = () => {
-      const now = performance.now();
-      if (progress.lastAnswerAt > checkpoint && now - sentAt < maxWaitMs) {
-        checkpoint = now;
-        return arm();
-      }
-      settle({ ok: false, reason: `no answer within ${now - sentAt < maxWaitMs ? timeoutMs : maxWaitMs} ms` });
+    const check = (periodMs: number) => {
+      if (settled) return;
+      waitedMs += periodMs;
+      const answeredMeanwhile = progress.answers > answersSeen;
+      answersSeen = progress.answers;
+      if (answeredMeanwhile && waitedMs < maxWaitMs) return arm();
+      settle({ ok: false, reason: `no answer within ${waitedMs < maxWaitMs ? timeoutMs : maxWaitMs} ms` });
     };
     // Timers run before I/O in each turn of the event loop: after a turn that ran long, the timer would
     // win over a reply already waiting in the socket. Checking one step later (setImmediate runs after
     // the I/O phase) lets such a reply count, so a busy process does not take a slow turn for an outage.
     const arm = () => {
-      timer = setTimeout(() => setImmediate(check), timeoutMs);
+      const periodMs = Math.min(timeoutMs, maxWaitMs - waitedMs);
+      cancel = timers.after(periodMs, () => setImmediate(check, periodMs));
     };
     arm();
     let work: Promise<T>;
@@ -136,7 +145,7 @@ function within<T>(op: () => Promise<T>, progress: { lastAnswerAt: number }, tim
     }
     work.then(
       (value) => {
-        progress.lastAnswerAt = performance.now();
+        progress.answers++;
         settle({ ok: true, value });
       },
       (error: unknown) => settle({ ok: false, reason: error instanceof Error ? error.message : String(error) }),

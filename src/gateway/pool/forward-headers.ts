@@ -1,0 +1,46 @@
+import { endToEndHeaders } from './hop-by-hop.ts';
+
+/**
+ * The headers a member receives: the client's end-to-end fields unchanged (Host included: the
+ * member sees the name the client asked for), without Expect (the server in front has already
+ * answered `100 Continue`), and `X-Forwarded-For` with the client's address appended.
+ *
+ * @example
+ * upstreamHeaders(['Host', 'charts.example', 'Connection', 'keep-alive'], '::ffff:192.0.2.1')
+ * // ['Host', 'charts.example', 'X-Forwarded-For', '192.0.2.1']
+ */
+export function upstreamHeaders(rawHeaders: readonly string[], clientAddress: string | undefined): string[] {
+  const headers: string[] = [];
+  const forwardedFor: string[] = [];
+  const seen = new Set<string>();
+  const fields = endToEndHeaders(rawHeaders);
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i]!;
+    const value = fields[i + 1]!;
+    const lower = name.toLowerCase();
+    if (lower === 'x-forwarded-for') forwardedFor.push(value);
+    else if (lower === 'expect') continue;
+    // node:http keeps a repeated Host or Content-Length in rawHeaders; the first is the one it used.
+    else if ((lower === 'host' || lower === 'content-length') && seen.has(lower)) continue;
+    else {
+      seen.add(lower);
+      headers.push(name, value);
+    }
+  }
+  const client = clientAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  if (client) forwardedFor.push(client);
+  if (forwardedFor.length > 0) headers.push('X-Forwarded-For', forwardedFor.join(', '));
+  return headers;
+}
+
+/** The request target as a path: absolute-form (`GET http://host/path`) is reduced to its path. */
+export function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  if (url.startsWith('/')) return url;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return url;
+  }
+}
