@@ -4,14 +4,12 @@
 // throughput, and the gateway reaches at least 0.7x the baseline proxy.
 //
 //   npm run bench:gateway [-- --requests 20000 --concurrency 64 --rounds 3 --redis redis://127.0.0.1:6379|none]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { percentile, runLoad } from './load-generator.ts';
+import { median, percentile, runLoad } from './load-generator.ts';
+import { childProcesses } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,23 +25,9 @@ const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
 const PATH = values.path!;
 const REDIS = values.redis === 'none' ? undefined : values.redis!;
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-'));
-const children: ChildProcess[] = [];
-
-/** Starts a child and resolves with the first URL it prints on a line matching `pattern`. */
-async function startChild(args: string[], env: Record<string, string>, pattern: RegExp): Promise<string> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, PORTOLAN_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  for await (const line of createInterface({ input: child.stdout! })) {
-    const match = pattern.exec(line);
-    if (match) return match[1]!;
-  }
-  throw new Error(`${args.join(' ')} exited before it was ready`);
-}
-
-const portolan = (roles: string, env: Record<string, string>, role: string) =>
-  startChild(['src/cli/main.ts', 'start'], { PORTOLAN_ROLES: roles, PORTOLAN_ADMIN_PASSWORD: 'bench-admin', ...env }, new RegExp(`^${role}\\s+(http://\\S+)`));
+const children = childProcesses();
+const portolan = (roles: string, env: Record<string, string>, role: string) => children.portolan(roles, env, role);
 
 type Row = { name: string; rps: number; p99: number; errors: number };
 
@@ -65,7 +49,7 @@ async function measure(name: string, url: string, headers: (i: number) => Record
 try {
   const mapping = await portolan('mapping', { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}` }, 'mapping');
   const member = new URL(mapping).host;
-  const baseline = await startChild(['scripts/bench/baseline-proxy.ts'], { UPSTREAM: member }, /^READY (\S+)/);
+  const baseline = await children.start(['scripts/bench/baseline-proxy.ts'], { UPSTREAM: member }, /^READY (\S+)/);
   const gatewayEnv = (name: string, enabled: boolean, store = 'memory') => ({
     PORTOLAN_GATEWAY_PORT: '0',
     PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${name}.db`)}`,
@@ -95,7 +79,6 @@ try {
     ]);
   }
   const names = rounds[0]!.map((r) => r.name);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const rows = names.map((name, k) => ({
     name,
     rps: median(rounds.map((r) => r[k]!.rps)),
@@ -111,6 +94,6 @@ try {
   const cost = 1 - rows[2]!.rps / off;
   console.log(`\nlimiter cost: ${(cost * 100).toFixed(1)} % of throughput (goal < 10 %); gateway with limiter: ${(rows[2]!.rps / base).toFixed(2)}x baseline (goal >= 0.7x)`);
 } finally {
-  for (const child of children) child.kill('SIGTERM');
+  await children.stop();
   rmSync(dir, { recursive: true, force: true });
 }

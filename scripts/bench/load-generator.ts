@@ -5,8 +5,8 @@ export type LoadOptions = {
   targets: readonly string[];
   requests: number;
   concurrency: number;
-  /** Path and headers of request i. */
-  request(i: number): { path: string; method?: string; headers?: Record<string, string> };
+  /** Path, headers and body of request i. */
+  request(i: number): { path: string; method?: string; headers?: Record<string, string>; body?: string };
   /** Called with each answer (tests tally per token). */
   onResult?(i: number, status: number): void;
 };
@@ -35,11 +35,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const worker = async () => {
     while (next < options.requests) {
       const i = next++;
-      const { path, method = 'GET', headers } = options.request(i);
+      const { path, method = 'GET', headers, body } = options.request(i);
       const t0 = process.hrtime.bigint();
       let status = 0;
       try {
-        const response = await pools[i % pools.length]!.request({ path, method, ...(headers ? { headers } : {}) });
+        const response = await pools[i % pools.length]!.request({ path, method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
         status = response.statusCode;
         await response.body.dump();
       } catch {
@@ -63,4 +63,9 @@ export function percentile(latenciesMs: Float64Array, p: number): number {
   const sorted = Float64Array.from(latenciesMs).sort();
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** The median of some figures (the upper one of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }

@@ -1,0 +1,79 @@
+// Import direction rules (`npm run lint:imports`; `scripts/import-rules.test.ts` runs them in `npm test`).
+// Dependencies point one way: app -> server (the HTTP adapter) -> interfaces (handlers -> pure domain ->
+// store ports), with lib/ underneath everything (../shared/DESIGN.md, "Layout"). Paths are relative to
+// the directory depcruise runs in, so the same rules also run on the fixture tree of the test.
+import { fileURLToPath } from 'node:url';
+
+/**
+ * What HTTP looks like from domain code: the node:http family (core modules resolve to their bare
+ * name) and the HTTP frameworks we use (npm packages resolve to their path under node_modules/).
+ */
+const HTTP_MODULES = ['^(node:)?(http|https|http2)$', '(^|/)node_modules/(openapi-backend|find-my-way)/'];
+
+/**
+ * Files under src/interfaces/ that are not domain code: the HTTP <-> domain layer (handlers.ts,
+ * module.ts, and error-shape.ts, the interface's error wire shape), tests, their fixtures and helpers
+ * (test-*.ts, *-test-helpers.ts, test-helpers/).
+ */
+const INTERFACE_EDGE = [
+  '(^|/)handlers\\.ts$',
+  '(^|/)module\\.ts$',
+  '(^|/)error-shape\\.ts$',
+  '\\.test\\.ts$',
+  '/fixtures/',
+  '(^|/)test-[^/]*\\.ts$',
+  '-test-helpers?\\.ts$',
+  '/test-helpers?/',
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'A cycle in src/ means two modules cannot be understood, tested or replaced one without the other.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'server-imports-no-interface',
+      comment:
+        'src/server/ is the one HTTP adapter: it serves whatever modules the composition root (src/app/) hands it, ' +
+        'so it imports no interface, not the composition root and not a second adapter (src/gateway/).',
+      severity: 'error',
+      // Its tests run it inside the whole system (src/app/test-system.ts), as a user would.
+      from: { path: '^src/server/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/(interfaces|app|gateway)/' },
+    },
+    {
+      name: 'domain-imports-no-http',
+      comment:
+        'Domain code under src/interfaces/ knows nothing of HTTP: no node:http/https/http2, openapi-backend, ' +
+        'find-my-way or src/server/. Only handlers.ts and module.ts (and tests, fixtures, test helpers) sit on the HTTP side.',
+      severity: 'error',
+      from: { path: '^src/interfaces/', pathNot: INTERFACE_EDGE },
+      to: { path: [...HTTP_MODULES, '^src/server/'] },
+    },
+    {
+      name: 'lib-imports-nothing-above',
+      comment: 'src/lib/ is underneath everything: errors, config, clock, ids, logger. It imports no layer above it.',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/(interfaces|server|app|gateway)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules', '^generated/'] },
+    // Type-only imports count: a domain file importing a type from src/server/ still depends on the adapter.
+    tsPreCompilationDeps: true,
+    // The tsconfig allows `.ts` extensions in imports (allowImportingTsExtensions); resolve with it.
+    tsConfig: { fileName: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.mts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
