@@ -1,14 +1,18 @@
-// Regenerates generated/<interface>/ from specs/<interface>.yaml with @hey-api/openapi-ts:
-// types (types.gen.ts), an SDK (sdk.gen.ts) and a fetch client per interface.
+// Regenerates generated/<interface>/ from specs/<interface>.yaml: with @hey-api/openapi-ts, types
+// (types.gen.ts), an SDK (sdk.gen.ts) and a fetch client per interface; and the compiled contract the
+// server and the MSW handlers load at start (contract.gen.json: the document and its dereferenced form,
+// with the hash of the spec it came from; see src/server/compiled-contract.ts).
 // `npm run generate [-- <interface> ...]`. Never edit generated/ by hand: the tests fail when it
-// differs from a fresh generation.
+// differs from a fresh generation, and a start fails when a spec changed since its contract was compiled.
 import { createClient } from '@hey-api/openapi-ts';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { INTERFACES, specPath, type InterfaceName } from '../src/lib/spec-catalog.ts';
+import { compileContract, contractPath, serializeContract } from '../src/server/compiled-contract.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
-/** Generates the SDK of each named interface (all by default) under `outRoot/<interface>`. */
+/** Generates the SDK and the compiled contract of each named interface (all by default) under `outRoot/<interface>`. */
 export async function generate(outRoot = `${root}generated`, names: readonly string[] = []): Promise<InterfaceName[]> {
   const chosen = INTERFACES.filter((i) => names.length === 0 || names.includes(i.name)).map((i) => i.name);
   for (const name of chosen) {
@@ -23,6 +27,9 @@ export async function generate(outRoot = `${root}generated`, names: readonly str
       logs: { level: 'silent' },
       plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
     });
+    // After the SDK: its `clean` empties the directory first.
+    const contract = await compileContract(name, readFileSync(specPath(name), 'utf8'));
+    writeFileSync(contractPath(name, `${outRoot}/`), serializeContract(contract));
   }
   return chosen;
 }
