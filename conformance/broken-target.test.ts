@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startTestSystem } from '../src/server/test-system.ts';
+import { startTestSystem } from '../src/app/test-system.ts';
 import { BROKEN_HANDLERS } from './fixtures/broken-handlers.ts';
 import { formatViolation, type RunResult, type Violation } from './model.ts';
 import { toTap } from './report-tap.ts';

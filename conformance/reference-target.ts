@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { systemClock } from '../src/lib/clock.ts';
 import { loadConfig, type Config } from '../src/lib/config.ts';
 import { ROLE_NAMES } from '../src/lib/roles.ts';
-import { startSystem, type System } from '../src/server/system.ts';
+import { startSystem, type System } from '../src/app/system.ts';
 import type { Credential } from './auth.ts';
 import type { TargetMap } from './targets.ts';
 

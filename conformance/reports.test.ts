@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
-import { startTestSystem } from '../src/server/test-system.ts';
+import { startTestSystem } from '../src/app/test-system.ts';
 import { main } from './cli.ts';
 import { BROKEN_HANDLERS } from './fixtures/broken-handlers.ts';
 

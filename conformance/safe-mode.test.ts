@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import t from 'tap';
-import { startTestSystem } from '../src/server/test-system.ts';
+import { startTestSystem } from '../src/app/test-system.ts';
 import { loadOperationData } from './data-files.ts';
 import { runConformance } from './run.ts';
 

@@ -2,7 +2,7 @@
 // what the reference system serves at /metrics.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { startTestSystem } from '../src/server/test-system.ts';
+import { startTestSystem } from '../src/app/test-system.ts';
 
 const dashboard = JSON.parse(readFileSync(new URL('./portolan.json', import.meta.url), 'utf8'));
 

@@ -1,15 +1,16 @@
 import { Readable } from 'node:stream';
 import type { HandlerResponse } from '../src/server/handler-types.ts';
-import type { IncomingRequest } from '../src/server/role-app.ts';
+import { NO_CONNECTION, type StagedRequest, type StageResponse } from '../src/server/stages.ts';
 
 /** Statuses whose answers carry no body (a fetch Response refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A fetch Request as the HTTP adapter would hand it to a role app: lower-case headers, including the
- * `host` and `content-length` a socket would have carried, the body as bytes (undefined when empty).
+ * A fetch Request as the HTTP adapter hands it to a role's stages: lower-case headers, including the
+ * `host` and `content-length` a socket would have carried, the same fields as a raw list, the body as
+ * a stream (undefined when empty), the request's own abort signal, and no connection to control.
  */
-export async function toIncomingRequest(request: Request, target: { path: string; search: string }, requestId: string): Promise<IncomingRequest> {
+export async function toStagedRequest(request: Request, target: { path: string; search: string }, requestId: string): Promise<StagedRequest> {
   const bytes = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
   const headers: Record<string, string> = { host: new URL(request.url).host, ...Object.fromEntries(request.headers) };
   if (bytes && bytes.length > 0) headers['content-length'] = String(bytes.length);
@@ -17,13 +18,29 @@ export async function toIncomingRequest(request: Request, target: { path: string
     method: request.method,
     url: `${target.path}${target.search}`,
     headers,
-    rawBody: bytes && bytes.length > 0 ? bytes : undefined,
+    rawHeaders: Object.entries(headers).flat(),
+    body: bytes && bytes.length > 0 ? Readable.from([bytes]) : undefined,
     requestId,
+    remoteAddress: '127.0.0.1',
+    signal: request.signal,
+    connection: NO_CONNECTION,
   };
 }
 
+/** Fields a fetch Response frames itself: a passed-on answer's own are dropped. */
+const FRAMING = new Set(['transfer-encoding', 'content-length', 'connection', 'keep-alive']);
+
 /** A handler's answer as a fetch Response, encoded as the HTTP adapter writes it (JSON, text, bytes, stream). */
-export function toFetchResponse(response: HandlerResponse, requestId: string): Response {
+export function toFetchResponse(response: HandlerResponse & Pick<StageResponse, 'rawHeaders' | 'statusText'>, requestId: string): Response {
+  if (response.rawHeaders) {
+    const fields = new Headers();
+    for (let i = 0; i < response.rawHeaders.length; i += 2) {
+      const name = response.rawHeaders[i]!;
+      if (!FRAMING.has(name.toLowerCase())) fields.append(name, response.rawHeaders[i + 1] ?? '');
+    }
+    const stream = response.body instanceof Readable ? (Readable.toWeb(response.body) as ReadableStream<Uint8Array>) : null;
+    return new Response(NULL_BODY.has(response.status) ? null : stream, { status: response.status, ...(response.statusText ? { statusText: response.statusText } : {}), headers: fields });
+  }
   const headers = new Headers({ 'x-request-id': requestId });
   for (const [name, value] of Object.entries(response.headers ?? {})) {
     if (typeof value === 'string') headers.set(name, value);

@@ -65,6 +65,11 @@ t.test('the reference mapping API in-process through MSW and the generated SDK',
     t.same(statuses, [200, 200, 200, 429], 'the fourth request of the token is over the limit of 3');
     const other = await mapping.listVessels({ client: viaGateway, headers: { authorization: 'Bearer another-token' } });
     t.equal(other.response!.status, 200, 'another token has its own count');
+    // In-process: the gateway's stages ran without its listener, which counted no request (the mapping
+    // listener did: it is the pool member the gateway passed requests on to).
+    const metrics = await mocks.system.metrics.render();
+    t.notMatch(metrics, /portolan_http_requests_total\{role="gateway"/, 'no request reached the gateway listener');
+    t.match(metrics, /portolan_http_requests_total\{role="mapping",operation="listVessels",status="200"\} [1-9]/, 'the pool member answered over its socket');
   });
 
   t.test('/health answers on every role', async (t) => {

@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { http, passthrough, type HttpHandler } from 'msw';
 import { pino } from 'pino';
-import { Pool } from 'undici';
 import hyperid from 'hyperid';
 import { loadConfig, type Config } from '../src/lib/config.ts';
 import { systemClock, type Clock } from '../src/lib/clock.ts';
-import { portolanError } from '../src/lib/errors.ts';
-import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
+import { ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
 import { INTERFACES, type InterfaceName } from '../src/lib/spec-catalog.ts';
-import { createErrorRenderers } from '../src/interfaces/error-shapes.ts';
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from '../src/server/route-table.ts';
-import { startSystem, type System } from '../src/server/system.ts';
+import { startSystem, type System } from '../src/app/system.ts';
 import { baseUrlFor, pathBelow } from './base-url.ts';
-import { toFetchResponse, toIncomingRequest } from './fetch-translation.ts';
+import { toFetchResponse, toStagedRequest } from './fetch-translation.ts';
+import { runStages } from '../src/server/stages.ts';
 import { operationsOnRole } from './gateway-pool.ts';
 
 export type StatefulHandlerOptions = {
@@ -45,11 +43,9 @@ export type StatefulMocks = {
 };
 
 /**
- * MSW handlers backed by the reference implementation itself, in-process: every request is routed,
- * validated and answered by the same role apps and handlers as `npm start`, on a private store.
- * The gateway is the one exception that goes through a socket: its behaviour lives in its listener
- * (rate limiting, registration, passing the rest to the mapping pool), so its requests are sent to
- * the system's own gateway listener on a loopback port.
+ * MSW handlers backed by the reference implementation itself, in-process: every request goes through
+ * the same stages as on `npm start`'s listeners (the gateway's rate limiting, registration and pool
+ * included; the pool's members are the system's own listeners), on a private store.
  *
  * @example
  * const mocks = await createStatefulHandlers({ interfaces: ['mapping'] });
@@ -72,21 +68,18 @@ export async function createStatefulHandlers(options: StatefulHandlerOptions = {
   });
   const clock = options.clock ?? systemClock;
   const system = await startSystem(config, { logger: pino({ level: config.logLevel }), clock });
-  const renderers = createErrorRenderers(clock);
   const nextId = hyperid({ urlSafe: true });
   const chosen = new Set<InterfaceName>(options.interfaces ?? INTERFACES.map((i) => i.name));
-  const gateway = system.roles.some((r) => r.role === 'gateway') ? new Pool(system.url('gateway')) : undefined;
 
   // Every role app lists the shared operations (GET /health) as the same objects; count each once.
-  const operations = [...new Set(system.roles.flatMap((r) => r.app.operations))].filter((op) => chosen.has(op.interfaceName));
+  const operations = [...new Set(system.roles.flatMap((r) => r.app.operations))].filter((op) => chosen.has(op.interfaceName as InterfaceName));
 
-  const handlers = system.roles.flatMap(({ role, app }) => {
+  const handlers = system.roles.flatMap(({ role, stages }) => {
     const { own, viaPool } = operationsOnRole(operations, role);
     if (own.length === 0) return [];
     // Over-long path parameters are handed to the role app too, which answers them as the server does.
     const routes = createRouteTable([...own, ...viaPool], { maxParamLength: UNLIMITED_PARAM_LENGTH });
     const baseUrl = baseUrlFor(options.baseUrls, role);
-    const fallback = renderers[ROLE_DEFINITIONS[role].fallbackInterface];
     return [
       http.all(
         ({ request }) => {
@@ -95,14 +88,8 @@ export async function createStatefulHandlers(options: StatefulHandlerOptions = {
         },
         async ({ request }) => {
           const below = pathBelow(baseUrl, request.url)!;
-          if (role === 'gateway' && gateway) return forward(gateway, request, below);
           const requestId = nextId();
-          const incoming = await toIncomingRequest(request, below, requestId);
-          if ((incoming.rawBody?.length ?? 0) > config.bodyLimitBytes) {
-            const tooLarge = fallback(portolanError('payloadTooLarge', `The request body exceeds ${config.bodyLimitBytes} bytes.`), incoming);
-            return toFetchResponse(tooLarge, requestId);
-          }
-          return toFetchResponse(await app.handle(incoming), requestId);
+          return toFetchResponse(await runStages(stages, await toStagedRequest(request, below, requestId)), requestId);
         },
       ),
     ];
@@ -113,18 +100,17 @@ export async function createStatefulHandlers(options: StatefulHandlerOptions = {
     admin: { user: config.adminUser, password: adminPassword },
     system,
     async close() {
-      await gateway?.close();
       await system.stop({ timeoutMs: 1000 });
     },
   };
 }
 
 /**
- * Lets the reference system's own loopback calls through (the gateway's pool and health monitor, the
- * registration's calls to the device role, and `forward` below): with `onUnhandledFrame: 'error'`
- * MSW would refuse them. MSW intercepts at the socket and names a request by its Host header and
- * the port it connects to, so a forwarded gateway request shows the gateway's base URL host with a
- * listener's port: those hosts are let through on the listeners' ports too.
+ * Lets the reference system's own loopback calls through (the gateway's pool and health monitor, and
+ * the registration's calls to the device role): with `onUnhandledFrame: 'error'` MSW would refuse them.
+ * MSW intercepts at the socket and names a request by its Host header and the port it connects to, so
+ * a passed-on gateway request shows the gateway's base URL host with a listener's port: those hosts
+ * are let through on the listeners' ports too.
  */
 function systemTraffic(system: System, baseUrls: readonly string[]): HttpHandler {
   const ports = new Set(system.roles.map((r) => String(r.port)));
@@ -133,28 +119,4 @@ function systemTraffic(system: System, baseUrls: readonly string[]): HttpHandler
     const url = new URL(request.url);
     return hosts.has(url.hostname) && ports.has(url.port);
   }, () => passthrough());
-}
-
-/**
- * Sends a request to the gateway listener as it came (method, path, headers including Host, body).
- * MSW sees this request too, under the Host header's name and the listener's port: systemTraffic lets
- * it through, so it does not loop back into these handlers.
- */
-async function forward(pool: Pool, request: Request, below: { path: string; search: string }): Promise<Response> {
-  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-  const answer = await pool.request({
-    method: request.method as 'GET',
-    path: `${below.path}${below.search}`,
-    headers: { ...Object.fromEntries(request.headers), host: new URL(request.url).host },
-    ...(body && body.length > 0 ? { body } : {}),
-  });
-  const bytes = Buffer.from(await answer.body.arrayBuffer());
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    // The body is handed over whole, so the wire's framing headers no longer apply.
-    if (value === undefined || name === 'transfer-encoding' || name === 'content-length') continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  const empty = answer.statusCode === 204 || answer.statusCode === 304;
-  return new Response(empty ? null : bytes, { status: answer.statusCode, headers });
 }

@@ -71,6 +71,10 @@ export type CreateAccessSessionErrors = {
      * Missing or wrong administrative credentials.
      */
     401: GatewayError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: GatewayError;
 };
 
 export type CreateAccessSessionError = CreateAccessSessionErrors[keyof CreateAccessSessionErrors];

@@ -71,6 +71,10 @@ export type RegisterClientErrors = {
      * Designed; the body is longer than the configured cap (`maxBodyBytes`, default 1048576 bytes).
      */
     413: RegistrationError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: RegistrationError;
 };
 
 export type RegisterClientError = RegisterClientErrors[keyof RegisterClientErrors];

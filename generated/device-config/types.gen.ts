@@ -564,6 +564,10 @@ export type CreateRuleErrors = {
      * A script object with this name already exists in the partition (designed, after the real product).
      */
     409: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
 };
 
 export type CreateRuleError = CreateRuleErrors[keyof CreateRuleErrors];
@@ -690,6 +694,10 @@ export type PatchRuleErrors = {
      * No script object with this name in the partition (designed, after the real product).
      */
     404: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
 };
 
 export type PatchRuleError = PatchRuleErrors[keyof PatchRuleErrors];
@@ -786,6 +794,10 @@ export type PatchDbVariableErrors = {
      * No system database variable with this name (designed).
      */
     404: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
 };
 
 export type PatchDbVariableError = PatchDbVariableErrors[keyof PatchDbVariableErrors];
@@ -819,6 +831,10 @@ export type CreateOauthClientAppErrors = {
      * A client application with this name already exists (designed, after the real product).
      */
     409: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
 };
 
 export type CreateOauthClientAppError = CreateOauthClientAppErrors[keyof CreateOauthClientAppErrors];
@@ -905,6 +921,10 @@ export type BindOauthClientAppErrors = {
      * The application is already bound to this profile (designed).
      */
     409: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
 };
 
 export type BindOauthClientAppError = BindOauthClientAppErrors[keyof BindOauthClientAppErrors];
@@ -947,6 +967,10 @@ export type ApplyAccessPolicyErrors = {
      * No access profile with this name in the partition (designed).
      */
     404: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
 };
 
 export type ApplyAccessPolicyError = ApplyAccessPolicyErrors[keyof ApplyAccessPolicyErrors];
@@ -1043,6 +1067,10 @@ export type DeployDeclarationErrors = {
      * The username and password are missing or wrong.
      */
     401: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
     /**
      * The declaration is invalid (`errors` lists each problem), or no tenant succeeded (the
      * per-tenant `results` and the resulting `declaration`; designed top-level `code` and

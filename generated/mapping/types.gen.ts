@@ -320,6 +320,10 @@ export type CreateChartErrors = {
      */
     413: Error;
     /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: Error;
+    /**
      * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
      */
     503: Error;
@@ -528,6 +532,10 @@ export type CreateResourceErrors = {
      * The request body is larger than the server's configured limit (designed; `PORTOLAN_BODY_LIMIT`, 1 MiB by default). Nothing is stored.
      */
     413: Error;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: Error;
     /**
      * The mapping store does not answer (designed); try again later. `GET /health` reports the same as 503.
      */

@@ -358,6 +358,10 @@ export type LoginDiagnosticsUserErrors = {
      *
      */
     406: DiagnosticsError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DiagnosticsError;
 };
 
 export type LoginDiagnosticsUserError = LoginDiagnosticsUserErrors[keyof LoginDiagnosticsUserErrors];
@@ -456,6 +460,10 @@ export type UploadSnapshotErrors = {
      * The upload is larger than the upload size limit (1 GiB by default).
      */
     413: DiagnosticsError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DiagnosticsError;
 };
 
 export type UploadSnapshotError = UploadSnapshotErrors[keyof UploadSnapshotErrors];
@@ -604,6 +612,10 @@ export type UpdateSnapshotErrors = {
      *
      */
     406: DiagnosticsError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DiagnosticsError;
 };
 
 export type UpdateSnapshotError = UpdateSnapshotErrors[keyof UpdateSnapshotErrors];

@@ -397,6 +397,10 @@ export type LoginManagementUserErrors = {
      * Authentication failed (wrong username or password, or unknown login provider).
      */
     401: RestError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: RestError;
 };
 
 export type LoginManagementUserError = LoginManagementUserErrors[keyof LoginManagementUserErrors];
@@ -426,6 +430,10 @@ export type ExchangeRefreshTokenErrors = {
      * The refresh token is unknown or has expired.
      */
     401: RestError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: RestError;
 };
 
 export type ExchangeRefreshTokenError = ExchangeRefreshTokenErrors[keyof ExchangeRefreshTokenErrors];
@@ -461,6 +469,10 @@ export type CreateTopologyErrors = {
      * An object named in the template already exists on the management system.
      */
     409: RestError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: RestError;
 };
 
 export type CreateTopologyError = CreateTopologyErrors[keyof CreateTopologyErrors];

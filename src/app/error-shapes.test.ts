@@ -5,9 +5,11 @@ import { ERROR_CODES, portolanError, type ErrorCode } from '../lib/errors.ts';
 import { INTERFACES, loadSpec } from '../lib/spec-catalog.ts';
 import { createSpecValidator } from '../lib/spec-ajv.ts';
 import { createFakeClock } from '../lib/clock.ts';
-import { createErrorRenderers } from './error-shapes.ts';
+import type { ErrorRenderer } from '../server/role-app.ts';
+import { MODULES } from './modules.ts';
 
-const renderers = createErrorRenderers(createFakeClock());
+const clock = createFakeClock();
+const renderers = Object.fromEntries(MODULES.map((m) => [m.name, m.errorShape(clock)])) as Record<string, ErrorRenderer>;
 const codes = Object.keys(ERROR_CODES) as ErrorCode[];
 
 for (const { name } of INTERFACES) {
@@ -16,7 +18,7 @@ for (const { name } of INTERFACES) {
     const schemaName = (doc['x-portolan-error-schemas'] as string[])[0]!;
     const validate = createSpecValidator(doc).at(`/components/schemas/${schemaName}`);
     for (const code of codes) {
-      const response = renderers[name](portolanError(code), { headers: { accept: 'application/vnd.vendor.diagnostics.api+json' } });
+      const response = renderers[name]!(portolanError(code), { headers: { accept: 'application/vnd.vendor.diagnostics.api+json' } });
       t.equal(response.status, ERROR_CODES[code].status, `${code} status`);
       t.ok(validate(response.body), `${code}: ${JSON.stringify(validate.errors)}`);
     }
@@ -24,16 +26,16 @@ for (const { name } of INTERFACES) {
 }
 
 t.test('the diagnostics API renders errors as XML unless JSON is asked for', async (t) => {
-  const asXml = renderers.snapshots(portolanError('notFound', 'Snapshot 7 was not found & gone.'), { headers: {} });
+  const asXml = renderers.snapshots!(portolanError('notFound', 'Snapshot 7 was not found & gone.'), { headers: {} });
   t.equal(asXml.contentType, 'application/vnd.vendor.diagnostics.api+xml');
   t.same(new XMLParser().parse(String(asXml.body)), { error: { code: 404, message: 'Snapshot 7 was not found & gone.' } });
-  const asJson = renderers.snapshots(portolanError('notFound'), { headers: { accept: 'application/vnd.vendor.diagnostics.api+json' } });
+  const asJson = renderers.snapshots!(portolanError('notFound'), { headers: { accept: 'application/vnd.vendor.diagnostics.api+json' } });
   t.equal(asJson.contentType, 'application/vnd.vendor.diagnostics.api+json');
 });
 
 t.test('the device REST keeps the real product\'s apiError numbers', async (t) => {
-  t.match(renderers['device-config'](portolanError('malformedBody'), { headers: {} }).body, { code: 400, message: 'Found invalid JSON body in the request.', errorStack: [], apiError: 1 });
-  t.match(renderers['device-config'](portolanError('invalidRequest'), { headers: {} }).body, { apiError: 26214401 });
+  t.match(renderers['device-config']!(portolanError('malformedBody'), { headers: {} }).body, { code: 400, message: 'Found invalid JSON body in the request.', errorStack: [], apiError: 1 });
+  t.match(renderers['device-config']!(portolanError('invalidRequest'), { headers: {} }).body, { apiError: 26214401 });
 });
 
 t.test('every error code is documented in the README with its status', async (t) => {

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../lib/config.ts';
 import { createFakeClock } from '../lib/clock.ts';
 import { ROLE_NAMES } from '../lib/roles.ts';
 import { startSystem, type SystemDependencies } from './system.ts';
+import type { Authenticators } from '../server/security.ts';
 
 type Teardown = { teardown(fn: () => unknown): void };
 
@@ -19,6 +20,10 @@ export function tempSqliteUrl(t: Teardown): { url: string; dir: string } {
 export type TestSystemOptions = {
   config?: Partial<Config>;
   handlers?: SystemDependencies['handlers'];
+  /** The interfaces to serve (default: MODULES). */
+  modules?: SystemDependencies['modules'];
+  /** Let every request past every security scheme (tests of what comes after security). */
+  openSecurity?: boolean;
   logger?: Logger;
   /** Receives a generated administrative password (default: dropped, so test output stays clean). */
   announce?: (message: string) => void;
@@ -40,6 +45,8 @@ export async function startTestSystem(t: Teardown, options: TestSystemOptions = 
     clock,
     announce: options.announce ?? (() => {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
+    ...(options.openSecurity ? { authenticators: OPEN_SECURITY } : {}),
+    ...(options.modules ? { modules: options.modules } : {}),
   });
   let stopped = false;
   const stop = async () => {
@@ -50,3 +57,7 @@ export async function startTestSystem(t: Teardown, options: TestSystemOptions = 
   t.teardown(stop);
   return { system, clock, config, stop };
 }
+
+/** Every scheme of every interface passes (a proxy: any scheme name has an authenticator that allows). */
+const allowAll: Authenticators = new Proxy({}, { get: () => () => ({ ok: true }) });
+const OPEN_SECURITY: Readonly<Record<string, Authenticators>> = new Proxy({}, { get: () => allowAll });

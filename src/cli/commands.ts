@@ -1,12 +1,12 @@
-#!/usr/bin/env node
-// The `portolan` command. `npm start` runs `portolan start`: every role of the reference system.
+// The `portolan` command's work (src/cli/main.ts loads it once the compile cache is on).
 import { parseArgs } from 'node:util';
 import { CONFIG_FILE_ENV, ConfigError, loadConfig, SETTINGS } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ROLE_DEFINITIONS } from '../lib/roles.ts';
-import { startSystem } from '../server/system.ts';
+import { startSystem } from '../app/system.ts';
 import { runUsersCommand } from './users.ts';
+import { StaleContractError } from '../server/compiled-contract.ts';
 
 const USAGE = `Usage: portolan <command> [options]
 
@@ -68,7 +68,7 @@ try {
     process.exitCode = 2;
   }
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof StaleContractError) {
     console.error(error.message);
     process.exitCode = 2;
   } else {

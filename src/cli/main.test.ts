@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { ROLE_NAMES } from '../lib/roles.ts';
-import { tempSqliteUrl } from '../server/test-system.ts';
+import { tempSqliteUrl } from '../app/test-system.ts';
 
 const main = fileURLToPath(new URL('main.ts', import.meta.url));
 const ephemeralPorts = Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0']));

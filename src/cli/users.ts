@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.ts';
 import { systemClock } from '../lib/clock.ts';
 import { openDatabase } from '../stores/open-database.ts';
-import { ALL_MIGRATIONS } from '../interfaces/migrations.ts';
+import { ALL_MIGRATIONS } from '../app/modules.ts';
 import { accountNameProblem, createAccountStore, passwordProblem } from '../accounts/account-store.ts';
 import { ADMIN_PROFILE } from '../accounts/admin-bootstrap.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from '../../scripts/bench/load-generator.ts';
-import { tempSqliteUrl } from '../server/test-system.ts';
+import { tempSqliteUrl } from '../app/test-system.ts';
 export { tempSqliteUrl };
 import type { TapTest } from '../lib/tap-test.ts';
 

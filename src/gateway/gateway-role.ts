@@ -4,10 +4,9 @@ import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createPool, createProxy, registerPoolMetrics, type Pool, type Proxy } from './pool/index.ts';
 import { createRateLimiter, type CounterStore, type RateLimiter } from './rate-limit/index.ts';
-import type { GatewayLimiter } from './gateway-server.ts';
 
 export type GatewayParts = {
-  limiter: GatewayLimiter & Pick<RateLimiter, 'status' | 'ping'>;
+  limiter: Pick<RateLimiter, 'check' | 'status' | 'ping'>;
   pool: Pool;
   proxy: Proxy;
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { ConfigError, loadConfig, SETTINGS } from './config.ts';
 
 t.test('defaults give every role its DESIGN.md port and the embedded store', async (t) => {
@@ -51,4 +52,23 @@ t.test('a bad file is named: unreadable, not JSON, unknown keys, wrong values', 
 
 t.test('every setting has an environment variable, a default and a description', async (t) => {
   for (const s of SETTINGS) t.ok(s.env.startsWith('PORTOLAN_') && s.default !== undefined && s.description.length > 10, s.key);
+});
+
+t.test('every default passes its own schema (defaults are not checked at start)', async (t) => {
+  const ajv = new Ajv.default({ coerceTypes: true, allErrors: true });
+  for (const s of SETTINGS) {
+    const holder = { value: s.encode ? s.encode(s.default) : s.default };
+    t.ok(ajv.validate({ type: 'object', properties: { value: s.schema } }, holder), `${s.key}: ${JSON.stringify(s.default)}`);
+  }
+});
+
+t.test('overrides (tests, embedding) go through the same decoder as every other source', async (t) => {
+  const config = loadConfig({ PORTOLAN_MAPPING_PORT: '9000' }, { ports: { mapping: 9001 } as never, roles: ['mapping', 'gateway'], poolMembers: [{ host: 'a', port: 1 }] });
+  t.equal(config.ports.mapping, 9001, 'an override wins over the environment');
+  t.equal(config.ports.device, 8100, 'other nested settings keep their defaults');
+  t.same(config.roles, ['mapping', 'gateway']);
+  t.same(config.poolMembers, [{ host: 'a', port: 1 }]);
+  const error = t.throws(() => loadConfig({}, { bodyLimitBytes: -5, roles: ['ship'] as never, logLevel: 'loud' as never })) as ConfigError;
+  t.match(error.problems, [/override bodyLimitBytes must be >= 1/, /override logLevel must be one of/, /override roles must match pattern/]);
+  t.throws(() => loadConfig({}, { nonsense: 1 } as never), /override: unknown setting 'nonsense'/);
 });

@@ -12,6 +12,15 @@ export type Config = Readonly<{
   database: string;
   /** Largest request body accepted, in bytes (413 past it). */
   bodyLimitBytes: number;
+  /** Limits every listener sets on its clients (408, 414, 431 and the connection caps). */
+  maxUrlLength: number;
+  maxHeaderBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxRequestsPerSocket: number;
+  maxConnections: number;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Check every handler response against the spec (on in tests). */
   validateResponses: boolean;
@@ -36,6 +45,8 @@ export type Config = Readonly<{
   /** The administrative account (DESIGN.md "Accounts"); an empty password means none was given. */
   adminUser: string;
   adminPassword: string;
+  /** Failed logins in a row per user name before that name's attempts wait (1 s, doubling to 60 s); 0 turns it off. */
+  loginBackoffFailures: number;
   /** Each health dependency check answers within this time. */
   healthCheckTimeoutMs: number;
   /** Access sessions (H): lifetime from creation, and the longest identity token jwt-parse accepts. */
@@ -86,6 +97,8 @@ export type Setting = {
   description: string;
   /** Turns the validated value into its typed form (lists, addresses); the identity when absent. */
   decode?: (value: unknown) => unknown;
+  /** The reverse of `decode`, so a typed override (tests, embedding) is checked by the same schema. */
+  encode?: (value: unknown) => unknown;
   /** A password or key: its value is never shown (config errors, --help). */
   secret?: boolean;
 };
@@ -111,6 +124,14 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Storage: sqlite:<file> (embedded) or postgres://user@host:port/db.',
   },
   { key: 'bodyLimitBytes', env: 'PORTOLAN_BODY_LIMIT', schema: { type: 'integer', minimum: 1, maximum: 1024 ** 3 }, default: 1048576, description: 'Largest request body in bytes; larger bodies get 413.' },
+  { key: 'maxUrlLength', env: 'PORTOLAN_MAX_URL_LENGTH', schema: { type: 'integer', minimum: 64, maximum: 65_536 }, default: 8192, description: 'Longest request target (path and query) in characters; longer ones get 414.' },
+  { key: 'maxHeaderBytes', env: 'PORTOLAN_MAX_HEADER_BYTES', schema: { type: 'integer', minimum: 1024, maximum: 1024 ** 2 }, default: 16_384, description: 'Largest request head (request line and headers) in bytes; larger ones get 431.' },
+  { key: 'headersTimeoutMs', env: 'PORTOLAN_HEADERS_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 10_000, description: 'Time a client has to send the whole request head, in ms; then 408.' },
+  { key: 'requestTimeoutMs', env: 'PORTOLAN_REQUEST_TIMEOUT_MS', schema: milliseconds(86_400_000), default: 120_000, description: 'Time a client has to send a whole request, body included, in ms (0: no limit); then 408.' },
+  { key: 'idleTimeoutMs', env: 'PORTOLAN_IDLE_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 30_000, description: 'A connection that sends nothing for this long while a request is open is answered 408 and closed, in ms.' },
+  { key: 'keepAliveTimeoutMs', env: 'PORTOLAN_KEEP_ALIVE_TIMEOUT_MS', schema: { type: 'integer', minimum: 0, maximum: 3_600_000 }, default: 5000, description: 'How long an idle keep-alive connection stays open, in ms.' },
+  { key: 'maxRequestsPerSocket', env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION', schema: { type: 'integer', minimum: 0, maximum: 1_000_000 }, default: 10_000, description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).' },
+  { key: 'maxConnections', env: 'PORTOLAN_MAX_CONNECTIONS', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: 4096, description: 'Open connections per role; further ones are refused until some close.' },
   { key: 'logLevel', env: 'PORTOLAN_LOG_LEVEL', schema: { enum: [...LOG_LEVELS] }, default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}.` },
   { key: 'validateResponses', env: 'PORTOLAN_VALIDATE_RESPONSES', schema: { type: 'boolean' }, default: false, description: 'Check every response against the spec.' },
   { key: 'registrationPath', env: 'PORTOLAN_REGISTRATION_PATH', schema: { type: 'string', pattern: '^/[^?#\\s]*$', maxLength: 1024 }, default: '/vendor-oauth2/v1/client-register', description: 'Path of the client-registration endpoint (D).' },
@@ -129,6 +150,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'managementUrl', env: 'PORTOLAN_MANAGEMENT_URL', schema: { type: 'string', pattern: '^(https?://[^\\s]+)?$' }, default: '', description: 'Device management interface registration calls (D); empty: the device role of this process.' },
   { key: 'adminUser', env: 'PORTOLAN_ADMIN_USER', schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$' }, default: 'admin', description: 'Administrative user of the device, central and diagnostics roles.' },
   { key: 'adminPassword', env: 'PORTOLAN_ADMIN_PASSWORD', schema: { type: 'string', maxLength: 1024 }, default: '', description: 'Administrative password (stored hashed); empty: generated at first start and printed once.', secret: true },
+  { key: 'loginBackoffFailures', env: 'PORTOLAN_LOGIN_BACKOFF_FAILURES', schema: { type: 'integer', minimum: 0, maximum: 1000 }, default: 5, description: 'Failed logins in a row per user name (known or not) before further attempts for it get 401 unchecked for 1 s, doubling to 60 s; a success resets (0: off).' },
   { key: 'healthCheckTimeoutMs', env: 'PORTOLAN_HEALTH_CHECK_TIMEOUT_MS', schema: milliseconds(15_000), default: 2000, description: 'Time limit of each /health dependency check, in ms (below the monitor timeout of 16 s).' },
   { key: 'accessSessionLifetimeSeconds', env: 'PORTOLAN_ACCESS_SESSION_LIFETIME_SECONDS', schema: { type: 'integer', minimum: 1, maximum: 86_400 }, default: 300, description: 'Lifetime of an access session from its creation, in seconds (H).' },
   { key: 'accessSessionMaxTokenLength', env: 'PORTOLAN_ACCESS_SESSION_MAX_TOKEN_LENGTH', schema: { type: 'integer', minimum: 16, maximum: 65_536 }, default: 16384, description: 'Longest identity token the jwt-parse agent accepts, in characters (H).' },
@@ -145,6 +167,7 @@ export const SETTINGS: readonly Setting[] = [
     default: 'all',
     description: `Roles this process runs: all, or a comma list of ${ROLE_NAMES.join(', ')}.`,
     decode: (value) => (value === 'all' ? [...ROLE_NAMES] : [...new Set(String(value).split(','))]),
+    encode: (value) => (Array.isArray(value) ? value.join(',') : value),
   },
   { key: 'rateLimitEnabled', env: 'PORTOLAN_RATE_LIMIT_ENABLED', schema: { type: 'boolean' }, default: true, description: 'Whether the gateway rate-limits bearer tokens (E).' },
   {
@@ -182,6 +205,7 @@ export const SETTINGS: readonly Setting[] = [
         .split(',')
         .filter(Boolean)
         .map((member) => ({ host: member.slice(0, member.lastIndexOf(':')), port: Number(member.slice(member.lastIndexOf(':') + 1)) })),
+    encode: (value) => (Array.isArray(value) ? (value as PoolMemberAddress[]).map((m) => `${m.host}:${m.port}`).join(',') : value),
   },
   { key: 'poolName', env: 'PORTOLAN_POOL_NAME', schema: { type: 'string', minLength: 1, maxLength: 100 }, default: 'mapping', description: 'Name of the gateway pool.' },
   { key: 'monitorIntervalMs', env: 'PORTOLAN_MONITOR_INTERVAL_MS', schema: { type: 'integer', minimum: 10, maximum: 3_600_000 }, default: 5000, description: 'Health monitor interval per pool member, in ms (G: 5 s).' },
@@ -202,7 +226,15 @@ export class ConfigError extends Error {
 }
 
 const ajv = new Ajv.default({ coerceTypes: true, allErrors: true });
-const validators = new Map(SETTINGS.map((s) => [s.key, ajv.compile({ type: 'object', properties: { value: s.schema } })]));
+// Compiled when a setting is given, once per distinct schema: compiling all of them up front cost ~50 ms
+// of every start. Defaults are not checked at run time (config.test.ts checks each against its schema).
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+function validatorOf(setting: Setting) {
+  const key = JSON.stringify(setting.schema);
+  let validate = validators.get(key);
+  if (!validate) validators.set(key, (validate = ajv.compile({ type: 'object', properties: { value: setting.schema } })));
+  return validate;
+}
 
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -231,7 +263,8 @@ const show = (value: unknown) => {
 
 /**
  * Decodes the configuration: defaults, then the JSON file named by PORTOLAN_CONFIG, then environment
- * variables, then `overrides` (tests, embedding). Every wrong setting is reported, each in one line.
+ * variables, then `overrides` (tests, embedding), every source through the same schemas. Every wrong
+ * setting is reported, each in one line.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const file = env[CONFIG_FILE_ENV] ? readConfigFile(env[CONFIG_FILE_ENV]) : {};
@@ -241,21 +274,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const key of Object.keys(file)) {
     if (!knownTopKeys.has(key)) problems.push(`${CONFIG_FILE_ENV} file: unknown setting '${key}'`);
   }
+  const knownOverrides = new Set(SETTINGS.map((s) => s.key.split('.')[0]));
+  for (const key of Object.keys(overrides)) {
+    if (!knownOverrides.has(key)) problems.push(`override: unknown setting '${key}'`);
+  }
   for (const setting of SETTINGS) {
+    const override = getPath(overrides as Record<string, unknown>, setting.key);
+    const fromOverride = override === undefined ? undefined : setting.encode ? setting.encode(override) : override;
     const fromEnv = env[setting.env];
     const fromFile = getPath(file, setting.key);
-    const source = fromEnv !== undefined ? setting.env : fromFile !== undefined ? `${setting.key} in the ${CONFIG_FILE_ENV} file` : undefined;
-    const holder = { value: fromEnv ?? fromFile ?? setting.default };
-    const validate = validators.get(setting.key)!;
-    const valid = validate(holder);
+    const source = fromOverride !== undefined ? `override ${setting.key}` : fromEnv !== undefined ? setting.env : fromFile !== undefined ? `${setting.key} in the ${CONFIG_FILE_ENV} file` : undefined;
+    const holder = { value: fromOverride ?? fromEnv ?? fromFile ?? setting.default };
+    const validate = source === undefined ? undefined : validatorOf(setting);
+    const valid = validate ? validate(holder) : true;
     if (!valid) {
-      const reason = validate.errors?.map((e) => (e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.message)).join(', ');
-      problems.push(`${source ?? setting.key} ${reason}${setting.secret ? '' : `, got '${show(fromEnv ?? fromFile)}'`}`);
+      const reason = validate?.errors?.map((e) => (e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.message)).join(', ');
+      problems.push(`${source ?? setting.key} ${reason}${setting.secret ? '' : `, got '${show(fromOverride ?? fromEnv ?? fromFile)}'`}`);
     }
     values.set(setting.key, setting.decode && valid ? setting.decode(holder.value) : holder.value);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const ports = Object.freeze(Object.fromEntries(ROLE_NAMES.map((role) => [role, values.get(`ports.${role}`)]))) as Record<RoleName, number>;
   const config = Object.fromEntries([...values].filter(([key]) => !key.startsWith('ports.')));
-  return Object.freeze({ ...config, ports, ...overrides } as Config);
+  return Object.freeze({ ...config, ports } as Config);
 }

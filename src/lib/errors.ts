@@ -1,7 +1,8 @@
 /**
  * The one registry of error codes. Each code has its HTTP status and a default message; each interface
  * renders a `PortolanError` in its own wire shape (see src/interfaces/<name>/error-shape.ts).
- * Codes are never embedded in message strings: the code travels beside the message.
+ * Codes are never embedded in message strings: the code travels beside the message, and validation
+ * problems travel as structured values (pointer, keyword, message), never parsed back out of text.
  */
 export const ERROR_CODES = {
   invalidRequest: { status: 400, message: 'The request is invalid.' },
@@ -11,31 +12,59 @@ export const ERROR_CODES = {
   notFound: { status: 404, message: 'No resource at this path.' },
   methodNotAllowed: { status: 405, message: 'The method is not allowed on this path.' },
   notAcceptable: { status: 406, message: 'None of the accepted media types can be produced.' },
+  requestTimeout: { status: 408, message: 'The request was not received in time.' },
   conflict: { status: 409, message: 'The resource already exists.' },
   payloadTooLarge: { status: 413, message: 'The request body is larger than the configured limit.' },
+  uriTooLong: { status: 414, message: 'The request URL is longer than the configured limit.' },
   unsupportedMediaType: { status: 415, message: 'The request body media type is not supported.' },
+  unprocessable: { status: 422, message: 'The request is well-formed but cannot be processed.' },
   tooManyRequests: { status: 429, message: 'Too many requests.' },
+  headersTooLarge: { status: 431, message: 'The request headers are larger than the configured limit.' },
   internal: { status: 500, message: 'An unexpected error occurred.' },
   notImplemented: { status: 501, message: 'This operation is not implemented yet.' },
   badGateway: { status: 502, message: 'The upstream server did not answer.' },
   unavailable: { status: 503, message: 'The service is unavailable.' },
   gatewayTimeout: { status: 504, message: 'The upstream server did not answer in time.' },
+  // Domain codes: an interface's own expected failures, rendered like any other.
+  sessionNotFound: { status: 404, message: 'No access session with this id (unknown or expired).' },
+  missingSessionVariable: { status: 409, message: 'The session lacks a variable this operation needs.' },
+  invalidToken: { status: 400, message: 'The identity token cannot be parsed.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * One validation problem: where (a JSON pointer into the request: `/body/name`, `/query/limit`,
+ * `/header/user-agent`, `/path/chartId`), which schema keyword failed, and a short sentence. Built from
+ * the schema, never from the submitted value: a problem never repeats what was sent beyond a bounded
+ * property name.
+ */
+export type Problem = {
+  pointer: string;
+  keyword: string;
+  message: string;
+  /** The keyword's own parameters from the schema (allowed values, limits, the missing property). */
+  params?: Readonly<Record<string, unknown>>;
+};
 
 /** An expected failure, as a value: rendered by the interface that produced it. */
 export type PortolanError = {
   code: ErrorCode;
   message: string;
-  /** Individual problems (validation errors), each a short sentence; never credentials. */
-  details?: readonly string[];
+  /** Individual validation problems, at most a bounded number; never credentials. */
+  problems?: readonly Problem[];
 };
 
-export function portolanError(code: ErrorCode, message?: string, details?: readonly string[]): PortolanError {
-  return { code, message: message ?? ERROR_CODES[code].message, ...(details?.length ? { details } : {}) };
+export function portolanError(code: ErrorCode, message?: string, problems?: readonly Problem[]): PortolanError {
+  return { code, message: message ?? ERROR_CODES[code].message, ...(problems?.length ? { problems } : {}) };
 }
 
 export function statusOf(error: PortolanError): number {
   return ERROR_CODES[error.code].status;
 }
+
+/** An expected outcome: a value, or the failure that stands in for it (bugs still throw). */
+export type Result<T, E = PortolanError> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
+export const fail = <E>(error: E): Result<never, E> => ({ ok: false, error });

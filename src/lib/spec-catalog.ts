@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+
+// The YAML parser is loaded on the first loadSpec: starting the server reads compiled contracts instead
+// (src/server/compiled-contract.ts) and never needs it.
+const require = createRequire(import.meta.url);
 
 /** The eight interfaces of the seed, one OpenAPI document each. */
 export const INTERFACES = [
@@ -37,6 +41,7 @@ export type PathItem = Record<string, unknown> & { servers?: ServerObject[] };
 
 /** Reads and parses one spec from disk (no $ref resolution). */
 export function loadSpec(name: InterfaceName): OpenApiDocument {
+  const { parse } = require('yaml') as typeof import('yaml');
   return parse(readFileSync(specPath(name), 'utf8')) as OpenApiDocument;
 }
 

@@ -6,11 +6,11 @@ import { ROLE_DEFINITIONS, ROLE_NAMES } from '../lib/roles.ts';
 import { createSpecValidator } from '../lib/spec-ajv.ts';
 import { buildExampleRequest } from '../lib/contract/example-request.ts';
 import { loadInterfaceRuntime } from './interface-runtime.ts';
-import { startTestSystem } from './test-system.ts';
+import { startTestSystem } from '../app/test-system.ts';
 
 // Every interface without handlers: the framework's own answers are under test here.
 const noHandlers = Object.fromEntries(INTERFACES.map((i) => [i.name, {}]));
-const { system } = await startTestSystem(t, { config: { bodyLimitBytes: 4096 }, handlers: noHandlers });
+const { system } = await startTestSystem(t, { config: { bodyLimitBytes: 4096 }, handlers: noHandlers, openSecurity: true });
 const docs = new Map(INTERFACES.map((i) => [i.name, loadSpec(i.name)]));
 
 /** Asserts a JSON error body matches the first error schema of an interface. */

@@ -14,7 +14,12 @@ export type HandlerRequest<TPath = Record<string, string>, TQuery = Record<strin
   headers: IncomingHttpHeaders;
   cookies: Record<string, string>;
   body: TBody;
+  /** The body's bytes as received (buffered operations); undefined when empty or streamed. */
   rawBody: Buffer | undefined;
+  /** The unread body of a streamed operation (multipart uploads): the handler reads it, bounded. */
+  bodyStream?: Readable;
+  /** Who the spec's security schemes authenticated, when an authenticator names a user. */
+  principal?: string;
   requestId: string;
 };
 
@@ -34,6 +39,13 @@ export type Handler = (request: HandlerRequest<any, any, any>) => Promise<Handle
 
 /** Handlers of one interface, keyed by operationId. */
 export type HandlerMap = Readonly<Record<string, Handler>>;
+
+/**
+ * The handlers of one spec, keyed by its operationIds (from its generated SDK: `typeof Sdk`). Used with
+ * `satisfies`, a misspelt operationId is a type error; an operation left out answers 501 and must be
+ * listed in src/app/not-implemented.yaml (a test compares the two exactly).
+ */
+export type OperationHandlers<TSdk> = Partial<Record<keyof TSdk & string, Handler>>;
 
 /** A typed handler: request parts and response bodies come from the generated types of the spec. */
 export type TypedHandler<

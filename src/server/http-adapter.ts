@@ -1,21 +1,39 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { systemTimers, type Timers } from '../lib/timers.ts';
+import { drainWithin } from '../lib/drain.ts';
 import hyperid from 'hyperid';
-import { portolanError } from '../lib/errors.ts';
+import { portolanError, type ErrorCode } from '../lib/errors.ts';
+import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { HandlerResponse } from './handler-types.ts';
-import type { ErrorRenderer, RoleApp } from './role-app.ts';
+import type { ErrorRenderer } from './role-app.ts';
+import { runStages, type ConnectionControl, type Stage, type StageResponse } from './stages.ts';
 import { closeServer, listenOn } from './listen.ts';
 
+/** What every listener sets on its clients (the settings of the same names). */
+export type ClientLimits = Pick<
+  Config,
+  'maxUrlLength' | 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'keepAliveTimeoutMs' | 'maxRequestsPerSocket' | 'maxConnections'
+>;
+
 export type RoleServerOptions = {
-  app: RoleApp;
-  /** Renders the adapter's own failures (413, unreadable body) in the role's fallback error shape. */
+  role: string;
+  /** The role's request path, in order; the last stage always answers. */
+  stages: readonly Stage[];
+  /** Renders the adapter's own failures (408, 414, 431, 500) in the role's fallback error shape. */
   renderError: ErrorRenderer;
-  bodyLimitBytes: number;
+  limits: ClientLimits;
   logger: Logger;
   metrics: Metrics;
+  /** Schedules the lingering close of early answers (tests move it). */
+  timers?: Timers;
+  /** How long an early answer waits for the rest of an unread request body before closing (default 5 s). */
+  lingerMs?: number;
 };
 
 export type RoleServer = {
@@ -28,100 +46,209 @@ export type RoleServer = {
   close(timeoutMs?: number): Promise<void>;
 };
 
-/** The body is longer than the limit (declared or counted). */
-export class BodyTooLarge extends Error {}
+/** Node's parser errors and timeouts, as the registry's codes (anything else is a malformed request). */
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'headersTooLarge',
+  ERR_HTTP_REQUEST_TIMEOUT: 'requestTimeout',
+};
 
 /**
- * The only code that touches sockets: reads the body (bounded), hands the request to the role app,
- * and writes what it returns. Every failure becomes a response; the process stays up.
+ * The one HTTP adapter: the only code that touches sockets. It sets the client limits, gives every
+ * request an id, runs the role's stages, writes what they answer (JSON, text, bytes or a stream),
+ * and records one metric and one log line per request. Every failure becomes an answer in the role's
+ * error shape; the process stays up.
  */
 export function createRoleServer(options: RoleServerOptions): RoleServer {
   const nextId = hyperid({ urlSafe: true });
-  const log = options.logger.child({ role: options.app.role });
+  const log = options.logger.child({ role: options.role });
+  const { limits } = options;
+  const timers = options.timers ?? systemTimers;
+  const lingerMs = options.lingerMs ?? 5000;
+  // The request a socket is busy with, so a timeout knows whether an answer has begun.
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
 
-  const server = createServer(async (req, res) => {
+  const server = createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the two timeouts above on this interval; a tenth of the shorter keeps them close.
+    connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 10),
+  }, async (req, res) => {
     const started = process.hrtime.bigint();
     if (req.method === 'GET' && req.url === '/metrics') {
-      // Observability, not part of any interface's contract: answered before routing.
+      // Observability, not part of any interface's contract: answered before the stages.
       const text = await options.metrics.render();
       res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
       res.end(text);
       return;
     }
     const requestId = nextId();
-    let response: HandlerResponse & { operationId?: string };
-    try {
-      const rawBody = await readBody(req, options.bodyLimitBytes);
-      response = await options.app.handle({
-        method: req.method ?? 'GET',
-        url: req.url ?? '/',
-        headers: req.headers,
-        rawBody,
-        requestId,
-      });
-    } catch (error) {
-      if (error instanceof BodyTooLarge) {
-        response = options.renderError(portolanError('payloadTooLarge', `The request body exceeds ${options.bodyLimitBytes} bytes.`), req);
-        response = { ...response, headers: { ...response.headers, connection: 'close' } };
-      } else {
-        log.error({ err: error, requestId }, 'request failed before the handler');
-        response = options.renderError(portolanError('internal'), req);
+    inFlight.set(req.socket, res);
+    const aborted = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborted.abort();
+      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
+    });
+    let response: StageResponse;
+    const url = req.url ?? '/';
+    if (url.length > limits.maxUrlLength) {
+      response = refusal('uriTooLong', `The request target is longer than ${limits.maxUrlLength} characters.`);
+    } else {
+      try {
+        response = await runStages(options.stages, {
+          method: req.method ?? 'GET',
+          url,
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          body: req,
+          requestId,
+          remoteAddress: req.socket.remoteAddress,
+          signal: aborted.signal,
+          connection: connectionControl(req, log, requestId),
+        });
+      } catch (error) {
+        if (aborted.signal.aborted || req.destroyed) {
+          response = { status: 499 };
+        } else {
+          log.error({ err: error, requestId }, 'request failed');
+          response = options.renderError(portolanError('internal'), req);
+        }
       }
     }
-    writeResponse(res, response, requestId);
+    if (res.destroyed || aborted.signal.aborted) {
+      if (response.body instanceof Readable) response.body.destroy();
+      response = { ...response, status: 499 };
+    } else if (!(await writeAnswer(req, res, response, requestId, { timers, lingerMs }))) {
+      response = { ...response, status: 499 };
+    }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    options.metrics.observe(options.app.role, response.operationId, response.status, ms / 1000);
-    log.info({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
+    options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
+    log.info({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log }, 'request');
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  server.maxConnections = limits.maxConnections;
+
+  /** An answer of the adapter's own, in the role's shape, closing the connection. */
+  function refusal(code: ErrorCode, message: string): StageResponse {
+    const rendered = options.renderError(portolanError(code, message), { headers: {} });
+    return { ...rendered, headers: { ...rendered.headers, connection: 'close' } };
+  }
+
+  /** Writes a refusal straight to a socket no response object owns yet (parser errors, timeouts). */
+  function refuseOnSocket(socket: Duplex, code: ErrorCode, message: string) {
+    const pending = inFlight.get(socket);
+    if (pending?.headersSent || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, headers, body, contentType } = refusal(code, message);
+    const payload = typeof body === 'string' ? body : JSON.stringify(body);
+    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, `content-type: ${contentType ?? 'application/json'}`, `content-length: ${Buffer.byteLength(payload)}`];
+    for (const [name, value] of Object.entries(headers ?? {})) head.push(`${name}: ${[value].flat().join(', ')}`);
+    socket.end(`${head.join('\r\n')}\r\n\r\n${payload}`);
+    pending?.destroy();
+  }
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const code = CLIENT_ERRORS[error.code ?? ''] ?? 'invalidRequest';
+    const message = code === 'invalidRequest' ? 'The request is not valid HTTP/1.1.' : code === 'requestTimeout' ? `The request was not received within the time limit.` : ERROR_MESSAGE_431;
+    refuseOnSocket(socket, code, message);
+  });
+  // A connection silent for idleTimeoutMs while a request is open: 408 (an idle keep-alive one just closes).
+  server.timeout = limits.idleTimeoutMs;
+  server.on('timeout', (socket: Duplex) => {
+    if (inFlight.has(socket)) refuseOnSocket(socket, 'requestTimeout', 'The connection sent nothing within the idle time limit.');
+    else socket.destroy();
   });
 
   return { server, listen: (port, host) => listenOn(server, port, host), close: (timeoutMs) => closeServer(server, timeoutMs) };
 }
 
-/** Reads a whole request body, refusing (BodyTooLarge) past `limit` bytes, declared or counted. */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    req.resume();
-    throw new BodyTooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new BodyTooLarge();
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 0 ? undefined : Buffer.concat(chunks);
+const ERROR_MESSAGE_431 = 'The request head (request line and headers) is larger than the limit.';
+
+/** Socket controls for stages (the gateway's registration bounds its connection). */
+function connectionControl(req: IncomingMessage, log: Logger, requestId: string): ConnectionControl {
+  return {
+    setIdleTimeout: (ms) => req.socket.setTimeout(ms),
+    closeAfter(ms, reason) {
+      const timer = setTimeout(() => {
+        log.warn({ requestId }, reason);
+        req.socket.destroy();
+      }, ms);
+      timer.unref();
+      req.socket.once('close', () => clearTimeout(timer));
+    },
+  };
 }
 
-/** Writes a handler's answer: JSON, text, bytes or a stream, with its length and the request id. */
-export function writeResponse(res: ServerResponse, response: HandlerResponse, requestId: string) {
-  const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
+/** A reason phrase node:http writes as it is; any other is replaced by the standard one. */
+const SAFE_REASON = /^[\t\x20-\x7e]*$/;
+
+/**
+ * Writes an answer to the socket and resolves true once it is all written (false: the connection was
+ * cut, by the client or by a streamed body failing midway). When the request's body was not read to
+ * its end (an early answer: 401, 413, 415, or a pool member's), the connection closes after the
+ * answer; before closing, the rest of the body is read and dropped for up to `lingerMs`, because a
+ * client still sending when the socket closes gets a reset and may lose the answer it had received.
+ */
+async function writeAnswer(req: IncomingMessage, res: ServerResponse, response: StageResponse, requestId: string, linger: { timers: Timers; lingerMs: number }): Promise<boolean> {
+  const bodyUnread = !req.complete;
+  if (response.rawHeaders) {
+    const fields = bodyUnread ? [...response.rawHeaders, 'Connection', 'close'] : response.rawHeaders;
+    res.writeHead(response.status, response.statusText && SAFE_REASON.test(response.statusText) ? response.statusText : undefined, fields as string[]);
+  } else {
+    writeHead(res, response, requestId, bodyUnread);
+  }
+  try {
+    if (response.body instanceof Readable) await pipeline(response.body, res, { end: false });
+    else {
+      const payload = payloadOf(response);
+      if (payload !== undefined) res.write(payload);
+    }
+  } catch {
+    // The answer has started: the only way to tell the client it is incomplete is to cut the connection.
+    res.destroy();
+    return false;
+  }
+  if (bodyUnread) await drainWithin(req, linger.timers, linger.lingerMs);
+  else if (!req.readableEnded) req.resume();
+  res.end();
+  return true;
+}
+
+/** The bytes of a non-streamed body: bytes and text as they are, anything else as JSON. */
+function payloadOf(response: HandlerResponse): string | Buffer | undefined {
   const body = response.body;
-  if (body instanceof Readable) {
-    res.writeHead(response.status, { 'content-type': response.contentType ?? 'application/octet-stream', ...headers });
-    body.pipe(res);
-    return;
-  }
-  let payload: string | Buffer | undefined;
-  let contentType = response.contentType;
-  if (body === undefined || body === null) payload = undefined;
-  else if (Buffer.isBuffer(body)) payload = body;
-  else if (typeof body === 'string' && contentType && !/json/.test(contentType)) payload = body;
-  else {
-    payload = JSON.stringify(body);
-    contentType ??= 'application/json';
-  }
-  if (payload !== undefined) {
-    headers['content-type'] = contentType ?? 'application/octet-stream';
-    headers['content-length'] = String(Buffer.byteLength(payload));
+  if (body === undefined || body === null) return undefined;
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'string' && response.contentType && !response.contentType.includes('json')) return body;
+  return JSON.stringify(body);
+}
+
+/** The head of an answer: its headers, the request id, and its media type and length when it has a body. */
+function writeHead(res: ServerResponse, response: HandlerResponse, requestId: string, bodyUnread: boolean) {
+  const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
+  if (bodyUnread) headers.connection = 'close';
+  if (response.body instanceof Readable) {
+    headers['content-type'] ??= response.contentType ?? 'application/octet-stream';
+  } else {
+    const payload = payloadOf(response);
+    if (payload !== undefined) {
+      headers['content-type'] = response.contentType ?? (Buffer.isBuffer(response.body) ? 'application/octet-stream' : 'application/json');
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
   }
   res.writeHead(response.status, headers as Record<string, string | string[]>);
-  res.end(payload);
+}
+
+/** Writes a whole answer at once (callers outside the staged path: the gateway's old adapter). */
+export function writeResponse(res: ServerResponse, response: HandlerResponse, requestId: string, bodyUnread = false) {
+  writeHead(res, response, requestId, bodyUnread);
+  if (response.body instanceof Readable) {
+    response.body.once('error', () => res.destroy());
+    response.body.pipe(res);
+    return;
+  }
+  res.end(payloadOf(response));
 }

@@ -2,7 +2,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { REDACTED_PATHS } from '../lib/logger.ts';
 import { ROLE_NAMES } from '../lib/roles.ts';
-import { startTestSystem } from './test-system.ts';
+import { startTestSystem } from '../app/test-system.ts';
 import { captureLogs } from '../lib/test-logger.ts';
 
 

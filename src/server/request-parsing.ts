@@ -27,12 +27,11 @@ export function parseCookies(header: string | string[] | undefined): Record<stri
 
 /**
  * Body bytes to a value by media type: JSON parsed (malformed JSON is a 400), URL-encoded forms to
- * an object, multipart forms to fields (files as `File`s, parsed by the platform's fetch `FormData`),
- * text as a string; anything else stays bytes for the handler.
+ * an object, text as a string; anything else stays bytes for the handler. (Multipart bodies are never
+ * buffered: their operations stream, see body-policy.ts.)
  */
-export async function parseBody(contentType: string | string[] | undefined, raw: Buffer | undefined): Promise<ParseResult> {
+export function parseBody(mediaType: string, raw: Buffer | undefined): ParseResult {
   if (!raw || raw.length === 0) return { ok: true, value: undefined };
-  const mediaType = String([contentType].flat()[0] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
     try {
       return { ok: true, value: JSON.parse(raw.toString('utf8')) };
@@ -45,16 +44,6 @@ export async function parseBody(contentType: string | string[] | undefined, raw:
     const form: Record<string, string> = Object.create(null);
     for (const [key, value] of new URLSearchParams(raw.toString('utf8'))) form[key] = value;
     return { ok: true, value: { ...form } };
-  }
-  if (mediaType === 'multipart/form-data') {
-    try {
-      const form = await new Response(raw as Uint8Array<ArrayBuffer>, { headers: { 'content-type': String([contentType].flat()[0]) } }).formData();
-      const fields: Record<string, string | File> = {};
-      for (const [key, value] of form) fields[key] = value;
-      return { ok: true, value: fields };
-    } catch {
-      return { ok: false, error: portolanError('malformedBody', 'The multipart request body could not be parsed.') };
-    }
   }
   if (mediaType.startsWith('text/') || mediaType.endsWith('+xml') || mediaType === 'application/xml') {
     return { ok: true, value: raw.toString('utf8') };

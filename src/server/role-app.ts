@@ -1,22 +1,28 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { portolanError, type PortolanError } from '../lib/errors.ts';
 import { isDatabaseError } from '../stores/database-error.ts';
-import type { InterfaceName } from '../lib/spec-catalog.ts';
 import type { ResponseChecker } from '../lib/contract/response-check.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { HandlerMap, HandlerRequest, HandlerResponse } from './handler-types.ts';
 import type { InterfaceRuntime, RuntimeOperation } from './interface-runtime.ts';
-import { createRouteTable } from './route-table.ts';
+import { createRouteTable, UNLIMITED_PARAM_LENGTH } from './route-table.ts';
 import { parseBody, parseCookies, parseQuery } from './request-parsing.ts';
+import { admitBody, mediaTypeOf } from './body-policy.ts';
+import { BodyTooLarge, readBody } from './request-body.ts';
+import { authenticate, isOpen, missingAuthenticators, type Authenticators } from './security.ts';
+import { describeProblems, toProblems, MAX_PROBLEMS } from './validation-problems.ts';
 
 /** Renders an expected failure in one interface's wire shape (some negotiate it from the request). */
-export type ErrorRenderer = (error: PortolanError, request: { headers: Record<string, string | string[] | undefined> }) => HandlerResponse;
+export type ErrorRenderer = (error: PortolanError, request: { headers: IncomingHttpHeaders }) => HandlerResponse;
 
-/** A request as the HTTP adapter hands it over: bytes in, nothing parsed yet. */
+/** A request as the HTTP adapter hands it over: the head parsed, the body not read yet. */
 export type IncomingRequest = {
   method: string;
   url: string;
-  headers: Record<string, string | string[] | undefined>;
-  rawBody: Buffer | undefined;
+  headers: IncomingHttpHeaders;
+  /** The unread body (the socket's stream, or a fetch body in-process). */
+  body: Readable | undefined;
   requestId: string;
 };
 
@@ -24,6 +30,8 @@ export type RoleInterface = {
   runtime: InterfaceRuntime;
   handlers: HandlerMap;
   renderError: ErrorRenderer;
+  /** The interface's authenticators by scheme name: every scheme its operations use must have one. */
+  authenticators?: Authenticators;
   /** Set in tests: every handler response is checked against the spec, a violation becomes a 500. */
   checkResponse?: ResponseChecker;
 };
@@ -32,30 +40,47 @@ export type RoleAppOptions = {
   role: string;
   interfaces: readonly RoleInterface[];
   /** The interface whose error shape answers unknown paths and wrong methods on this role. */
-  fallbackInterface: InterfaceName;
+  fallbackInterface: string;
+  /** Largest buffered body, unless an operation declares its own (`x-portolan-max-body-bytes`). */
+  bodyLimitBytes: number;
   logger: Logger;
 };
+
+export type RoleResponse = HandlerResponse & { operationId?: string };
 
 export type RoleApp = {
   role: string;
   operations: readonly RuntimeOperation[];
   /** The operation an exact method and path would reach on this role, if any (no 404/405 answer). */
   match(method: string, path: string): RuntimeOperation | undefined;
-  handle(request: IncomingRequest): Promise<HandlerResponse & { operationId?: string }>;
+  /** Answers one request; `bodyLimitBytes` replaces the limit for this request (the gateway's registration cap). */
+  handle(request: IncomingRequest, options?: { bodyLimitBytes?: number }): Promise<RoleResponse>;
+  /** Renders a failure outside any operation (the adapter's 408/413/414/431) in this role's shape. */
+  renderError: ErrorRenderer;
 };
 
 /**
- * One role: a route table compiled once over the operations its specs serve on it, then per request
- * route -> parse -> validate -> handler (501 when there is none yet) -> optional response check.
+ * One role: a route table compiled once over the operations its specs serve on it, then per request,
+ * each step cheaper than the next and nothing parsed twice:
+ * route (404/405) -> security from the spec (401/403, before any byte of the body is read) -> body
+ * policy (415/413 from the headers) -> read and parse the body once -> validate with the compiled
+ * validators -> handler (501 when there is none yet) -> optional response check.
  */
 export function createRoleApp(options: RoleAppOptions): RoleApp {
   const byInterface = new Map(options.interfaces.map((i) => [i.runtime.name, i]));
-  const fallback = byInterface.get(options.fallbackInterface);
-  if (!fallback) throw new Error(`role ${options.role}: fallback interface ${options.fallbackInterface} is not served`);
+  const fallbackOrNone = byInterface.get(options.fallbackInterface);
+  if (!fallbackOrNone) throw new Error(`role ${options.role}: fallback interface ${options.fallbackInterface} is not served`);
+  const fallback: RoleInterface = fallbackOrNone;
   const operations = options.interfaces.flatMap((i) => i.runtime.operations.filter((op) => op.roles.includes(options.role)));
-  const routes = createRouteTable(operations);
+  for (const owner of options.interfaces) {
+    const own = operations.filter((op) => op.interfaceName === owner.runtime.name);
+    const missing = missingAuthenticators(own.flatMap((op) => op.security), owner.authenticators ?? {});
+    if (missing.length > 0) throw new Error(`role ${options.role}: interface ${owner.runtime.name} has no authenticator for security scheme ${missing.join(', ')}`);
+  }
+  // Path parameters of any length reach validation, which answers the spec's 400 (not a router 404).
+  const routes = createRouteTable(operations, { maxParamLength: UNLIMITED_PARAM_LENGTH });
 
-  const fail = (owner: RoleInterface, error: PortolanError, request: IncomingRequest, operation?: RuntimeOperation) => {
+  const fail = (owner: RoleInterface, error: PortolanError, request: IncomingRequest, operation?: RuntimeOperation): RoleResponse => {
     const response = owner.renderError(error, request);
     if (!operation) return response;
     // 501 is outside every contract by design (not implemented yet); any other answer must be declared.
@@ -77,80 +102,124 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     return owner.renderError(portolanError('internal', `Response of ${operation.operationId} breaks the contract: ${details.join('; ')}`), { headers: {} });
   };
 
+  async function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
+    const queryStart = request.url.indexOf('?');
+    const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+    const match = routes.find(request.method, path);
+    if (!match) {
+      const allowed = routes.allowedMethods(path);
+      if (allowed.length === 0) return fail(fallback, portolanError('notFound', `No resource at ${request.method} ${truncate(path)}.`), request);
+      const owner = byInterface.get(routes.find(allowed[0]!, path)!.operation.interfaceName) ?? fallback;
+      const response = fail(owner, portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`), request);
+      return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };
+    }
+    const { operation, params } = match;
+    const owner = byInterface.get(operation.interfaceName)!;
+    const cookies = operation.readsCookies ? parseCookies(request.headers.cookie) : EMPTY;
+
+    let principal: string | undefined;
+    if (!isOpen(operation.security)) {
+      const outcome = await authenticate(operation.security, owner.authenticators ?? {}, { headers: request.headers, cookies });
+      if (!outcome.ok) {
+        const refused = fail(owner, outcome.error, request, operation);
+        return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
+      }
+      principal = outcome.principal;
+    }
+
+    const limit = handleOptions.bodyLimitBytes ?? operation.body.maxBytes ?? options.bodyLimitBytes;
+    const refusal = admitBody(operation.body, request.headers, limit);
+    if (refusal) return fail(owner, refusal, request, operation);
+    let rawBody: Buffer | undefined;
+    let body: unknown;
+    if (operation.body.mode === 'buffer') {
+      try {
+        rawBody = await readBody(request.body, limit);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        return fail(owner, portolanError('payloadTooLarge', `The request body exceeds the limit of ${limit} bytes.`), request, operation);
+      }
+      const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
+      if (!parsed.ok) return fail(owner, parsed.error, request, operation);
+      body = parsed.value;
+    }
+
+    const query = parseQuery(queryStart === -1 ? '' : request.url.slice(queryStart + 1));
+    for (const name of operation.arrayQueryParameters) {
+      if (typeof query[name] === 'string') query[name] = [query[name]];
+    }
+    const invalid = validate(operation, { path: params, query, header: request.headers, cookie: cookies, ...(body === undefined || Buffer.isBuffer(body) ? {} : { requestBody: body }) });
+    if (invalid) return fail(owner, invalid, request, operation);
+
+    const handler = owner.handlers[operation.operationId];
+    if (!handler) return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
+    const handlerRequest: HandlerRequest = {
+      operationId: operation.operationId,
+      role: options.role,
+      method: request.method,
+      path,
+      params,
+      query,
+      headers: request.headers,
+      // Parsed here only when the spec reads cookies; otherwise on a handler's first look.
+      get cookies() {
+        return operation.readsCookies ? cookies : parseCookies(request.headers.cookie);
+      },
+      body,
+      rawBody,
+      ...(operation.body.mode === 'stream' && request.body ? { bodyStream: request.body } : {}),
+      ...(principal === undefined ? {} : { principal }),
+      requestId: request.requestId,
+    };
+    let response: HandlerResponse;
+    try {
+      response = await handler(handlerRequest);
+    } catch (error) {
+      if (isDatabaseError(error, 'unavailable') || isDatabaseError(error, 'closed')) {
+        options.logger.warn({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'store unavailable');
+        return fail(owner, portolanError('unavailable', 'The store is unavailable; try again later.'), request, operation);
+      }
+      options.logger.error({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'handler failed');
+      return fail(owner, portolanError('internal'), request, operation);
+    }
+    return { ...checkedResponse(owner, operation, response), operationId: operation.operationId };
+  }
+
   return {
     role: options.role,
     operations,
     match: (method, path) => routes.find(method, path)?.operation,
-    async handle(request) {
-      const queryStart = request.url.indexOf('?');
-      const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-      const match = routes.find(request.method, path);
-      if (!match) {
-        const allowed = routes.allowedMethods(path);
-        if (allowed.length === 0) return fail(fallback, portolanError('notFound', `No resource at ${request.method} ${truncate(path)}.`), request);
-        const owner = byInterface.get(routes.find(allowed[0]!, path)!.operation.interfaceName) ?? fallback;
-        const response = fail(owner, portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`), request);
-        return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };
-      }
-      const { operation, params } = match;
-      const owner = byInterface.get(operation.interfaceName)!;
-      const query = parseQuery(queryStart === -1 ? '' : request.url.slice(queryStart + 1));
-      const parsed = await parseBody(request.headers['content-type'], request.rawBody);
-      if (!parsed.ok) return fail(owner, parsed.error, request, operation);
-
-      const problems = owner.runtime.validateRequest(operation, {
-        method: request.method,
-        path,
-        headers: request.headers,
-        query,
-        body: forValidation(parsed.value),
-      });
-      if (problems.length > 0) {
-        return fail(owner, portolanError('invalidRequest', `Invalid request: ${problems.join('; ')}.`, problems), request, operation);
-      }
-      const handler = owner.handlers[operation.operationId];
-      if (!handler) {
-        return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
-      }
-      const handlerRequest: HandlerRequest = {
-        operationId: operation.operationId,
-        role: options.role,
-        method: request.method,
-        path,
-        params,
-        query,
-        headers: request.headers,
-        cookies: parseCookies(request.headers.cookie),
-        body: parsed.value,
-        rawBody: request.rawBody,
-        requestId: request.requestId,
-      };
-      let response: HandlerResponse;
-      try {
-        response = await handler(handlerRequest);
-      } catch (error) {
-        if (isDatabaseError(error, 'unavailable') || isDatabaseError(error, 'closed')) {
-          options.logger.warn({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'store unavailable');
-          return fail(owner, portolanError('unavailable', 'The store is unavailable; try again later.'), request, operation);
-        }
-        options.logger.error({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'handler failed');
-        return fail(owner, portolanError('internal'), request, operation);
-      }
-      return { ...checkedResponse(owner, operation, response), operationId: operation.operationId };
-    },
+    handle,
+    renderError: fallback.renderError,
   };
 }
 
-/** Files of a multipart body are validated as strings (`format: binary`); handlers get the Files. */
-function forValidation(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Buffer.isBuffer(body)) return body;
-  if (!Object.values(body).some((v) => v instanceof File)) return body;
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, v instanceof File ? `<file ${v.size} bytes>` : v]));
+/**
+ * Runs openapi-backend's compiled validators (body, then parameters) on the request parsed once. The
+ * parameters validator coerces path and query values to their schema types in place, so handlers get
+ * numbers where the spec says integer. A streamed body is not validated here (its handler reads it).
+ */
+function validate(operation: RuntimeOperation, parameters: Record<string, unknown>): PortolanError | undefined {
+  const validators = operation.body.mode === 'stream' ? operation.validators().slice(-1) : operation.validators();
+  const errors = [];
+  for (const validator of validators) {
+    try {
+      if (!validator(parameters)) errors.push(...(validator.errors ?? []));
+    } catch (error) {
+      // A value nested deeper than the validator can recurse: refused, never a 500.
+      if (error instanceof RangeError) return portolanError('invalidRequest', 'Invalid request: the body is nested too deeply.');
+      throw error;
+    }
+  }
+  if (errors.length === 0) return undefined;
+  const problems = toProblems(errors);
+  return portolanError('invalidRequest', describeProblems(problems, Math.max(errors.length, problems.length)), problems.slice(0, MAX_PROBLEMS));
 }
+
+const EMPTY: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
 
 const truncate = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}...` : s);
 
 function lowerKeys(headers: HandlerResponse['headers']) {
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
-

@@ -4,7 +4,7 @@ import { INTERFACES, loadSpec, type InterfaceName } from '../lib/spec-catalog.ts
 import type { RoleName } from '../lib/roles.ts';
 import { buildExampleRequest } from '../lib/contract/example-request.ts';
 import type { HandlerMap } from './handler-types.ts';
-import { startTestSystem } from './test-system.ts';
+import { startTestSystem } from '../app/test-system.ts';
 import { loadInterfaceRuntime } from './interface-runtime.ts';
 
 // Every handler is replaced by a probe that names the operation it was routed to.
@@ -16,10 +16,10 @@ const probes = Object.fromEntries(
   ]),
 ) as Partial<Record<InterfaceName, HandlerMap>>;
 
-const { system } = await startTestSystem(t, { config: { validateResponses: false }, handlers: probes });
+const { system } = await startTestSystem(t, { config: { validateResponses: false }, handlers: probes, openSecurity: true });
 
 for (const runtime of runtimes) {
-  const doc = loadSpec(runtime.name);
+  const doc = loadSpec(runtime.name as InterfaceName);
   for (const op of runtime.operations) {
     for (const role of op.roles) {
       t.test(`${runtime.name} ${op.operationId} (${op.method.toUpperCase()} ${op.path}) is routed on the ${role} role`, async (t) => {

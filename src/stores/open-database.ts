@@ -1,7 +1,6 @@
 import type { Database, DatabaseLogger, Migration } from './database.ts';
 import { describeDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { applyMigrations } from './migrations.ts';
-import { openPostgresDatabase } from './postgres.ts';
 import { openSqliteDatabase } from './sqlite.ts';
 
 export { describeDatabaseUrl } from './database-url.ts';
@@ -32,7 +31,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   const db =
     location.engine === 'sqlite'
       ? openSqliteDatabase({ path: location.path, ...(options.connectTimeoutMs === undefined ? {} : { busyTimeoutMs: options.connectTimeoutMs }) })
-      : openPostgresDatabase({
+      : (await import('./postgres.ts')).openPostgresDatabase({
           connectionString: location.connectionString,
           ...(options.logger ? { logger: options.logger } : {}),
           ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),

@@ -3,7 +3,7 @@ import { captureLogs } from '../../lib/test-logger.ts';
 import { createClient } from '../../../generated/access-session/client/index.ts';
 import * as sdk from '../../../generated/access-session/sdk.gen.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
-import { startTestSystem } from '../../server/test-system.ts';
+import { startTestSystem } from '../../app/test-system.ts';
 import { EXAMPLE_AFTER_PARSE, EXAMPLE_PARSED, EXAMPLE_TOKEN, SESSION_INPUT } from './spec-examples.ts';
 import { ID_TOKEN, USER_PRINCIPAL_NAME } from './variables.ts';
 
@@ -136,6 +136,9 @@ t.test('access sessions on one running gateway', async (t) => {
       }
     }
     const admin = createClient({ baseUrl, auth: `admin:${PASSWORD}` });
+    // Five wrong passwords for admin in a row started the login backoff: even the right one waits.
+    t.equal((await sdk.getAccessSession({ client: admin, path })).response!.status, 401, 'the right password waits out the backoff');
+    clock.advance(60_000);
     t.equal((await sdk.getAccessSession({ client: admin, path })).response!.status, 200, 'the session is untouched');
   });
 

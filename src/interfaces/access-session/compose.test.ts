@@ -2,20 +2,19 @@ import t from 'tap';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
 import { createFakeClock } from '../../lib/clock.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
-import { tempSqliteUrl } from '../../server/test-system.ts';
+import { tempSqliteUrl } from '../../app/test-system.ts';
 import { openDatabase } from '../../stores/open-database.ts';
 import { createAccessSessionDependencies } from './compose.ts';
 import { ACCESS_SESSION_MIGRATIONS } from './migrations.ts';
 import { ACCESS_SESSION_SETTINGS, AUTHORIZATION_REQUEST } from './spec-examples.ts';
 import { USER_PRINCIPAL_NAME } from './variables.ts';
 
-const allow = async () => true;
 
 async function wired(t: TapTest, env: Record<string, string>) {
   const database = await openDatabase(tempSqliteUrl(t).url, { migrations: ACCESS_SESSION_MIGRATIONS });
   t.teardown(() => database.close());
   const clock = createFakeClock();
-  const deps = createAccessSessionDependencies({ database, config: loadConfig(env), clock, authenticate: allow });
+  const deps = createAccessSessionDependencies({ database, config: loadConfig(env), clock });
   return { database, clock, sessions: deps.sessions, deps };
 }
 
@@ -85,7 +84,7 @@ t.test('the lifetime, the token limit and the authorization request come from th
   }, 'every value comes back exactly: the hint adds no parameter');
   t.match(location.searchParams.get('state'), /^[A-Za-z0-9_-]{22}$/, '128 random bits');
   clock.advance(10_000);
-  t.match(await sessions.get(session.id), { ok: false, failure: { kind: 'notFound' } }, 'gone after 10 s');
+  t.match(await sessions.get(session.id), { ok: false, failure: { kind: 'sessionNotFound' } }, 'gone after 10 s');
 });
 
 t.test('expired rows are swept on a create at most once a minute', async (t) => {
@@ -95,7 +94,7 @@ t.test('expired rows are swept on a create at most once a minute', async (t) => 
   clock.advance(20_000);
   const b = await sessions.create({});
   t.same(await rows(), [a.id, b.id], '20 s after the last sweep: the expired row is still stored');
-  t.match(await sessions.get(a.id), { ok: false, failure: { kind: 'notFound' } }, 'but it is gone for every operation');
+  t.match(await sessions.get(a.id), { ok: false, failure: { kind: 'sessionNotFound' } }, 'but it is gone for every operation');
   clock.advance(40_000);
   const c = await sessions.create({});
   t.same(await rows(), [c.id], '60 s after the last sweep: both expired rows are swept');

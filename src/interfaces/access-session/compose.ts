@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { BasicAuthenticator } from '../../accounts/basic-auth.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Config } from '../../lib/config.ts';
 import type { Database } from '../../stores/database.ts';
@@ -11,8 +10,6 @@ export type AccessSessionWiring = {
   database: Database;
   config: Config;
   clock: Clock;
-  /** The gateway's administrative account check. */
-  authenticate: BasicAuthenticator;
   /** Replace the random session ids and states (tests); by default 128 random bits each. */
   newSessionId?: () => string;
   newState?: () => string;
@@ -24,12 +21,11 @@ export type AccessSessionWiring = {
  * must be unpredictable to protect the redirect (RFC 6749 section 10.12).
  *
  * @example
- * accessSession: createAccessSessionDependencies({ database, config, clock, authenticate: adminAuthenticator })
+ * accessSession: createAccessSessionDependencies({ database, config, clock })
  */
 export function createAccessSessionDependencies(wiring: AccessSessionWiring): AccessSessionDependencies {
   const { config } = wiring;
   return {
-    authenticate: wiring.authenticate,
     sessions: createAccessSessions({
       store: createSqlAccessSessionStore(wiring.database),
       clock: wiring.clock,

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../lib/errors.ts';
 /**
  * Access sessions of the gateway: their lifetime, the seed's jwt-parse agent run on them and the
  * authorization redirect built from them. Expected failures are values; the HTTP handlers map them.
@@ -28,21 +29,22 @@ export type AccessSessionsDependencies = {
   sweepIntervalMs?: number;
 };
 
-export type FailureKind = 'notFound' | 'missingVariable' | 'invalidToken';
+/** The session domain's expected failures: codes of the one registry (src/lib/errors.ts). */
+export type FailureKind = Extract<ErrorCode, 'sessionNotFound' | 'missingSessionVariable' | 'invalidToken'>;
 export type SessionFailure<K extends FailureKind = FailureKind> = { kind: K; message: string };
 
 /** A result, or one of the expected failures `K` the operation can meet. */
 export type Outcome<T, K extends FailureKind> = { ok: true; value: T } | { ok: false; failure: SessionFailure<K> };
 
 const fail = <K extends FailureKind>(kind: K, message: string) => ({ ok: false as const, failure: { kind, message } });
-const notFound = (id: string) => fail('notFound', `no access session ${id} (unknown or expired)`);
-const missing = (name: string, id: string) => fail('missingVariable', `${name} is not set in session ${id}`);
+const notFound = (id: string) => fail('sessionNotFound', `no access session ${id} (unknown or expired)`);
+const missing = (name: string, id: string) => fail('missingSessionVariable', `${name} is not set in session ${id}`);
 
 export function createAccessSessions({ store, clock, settings, newSessionId, newState, sweepIntervalMs = 60_000 }: AccessSessionsDependencies) {
   let lastSweepMs = Number.NEGATIVE_INFINITY;
   const redirectTo = createAuthorizationRequest(settings.authorization);
 
-  const live = async (id: string): Promise<Outcome<AccessSessionRecord, 'notFound'>> => {
+  const live = async (id: string): Promise<Outcome<AccessSessionRecord, 'sessionNotFound'>> => {
     const session = await store.get(id, clock.nowMs());
     return session ? { ok: true, value: session } : notFound(id);
   };
@@ -62,7 +64,7 @@ export function createAccessSessions({ store, clock, settings, newSessionId, new
 
     get: live,
 
-    async delete(id: string): Promise<Outcome<void, 'notFound'>> {
+    async delete(id: string): Promise<Outcome<void, 'sessionNotFound'>> {
       return (await store.delete(id, clock.nowMs())) ? { ok: true, value: undefined } : notFound(id);
     },
 
@@ -85,12 +87,12 @@ export function createAccessSessions({ store, clock, settings, newSessionId, new
      * The seed's custom authorization request: the redirect URL with `login_hint` = the session's
      * user principal name. An absent or empty name means the directory query has not run.
      */
-    async authorizationRedirect(id: string, prompt?: Prompt): Promise<Outcome<string, 'notFound' | 'missingVariable'>> {
+    async authorizationRedirect(id: string, prompt?: Prompt): Promise<Outcome<string, 'sessionNotFound' | 'missingSessionVariable'>> {
       const session = await live(id);
       if (!session.ok) return session;
       const loginHint = session.value.variables[USER_PRINCIPAL_NAME];
       if (loginHint === undefined) return missing(USER_PRINCIPAL_NAME, id);
-      if (loginHint === '') return fail('missingVariable', `${USER_PRINCIPAL_NAME} is empty in session ${id}`);
+      if (loginHint === '') return fail('missingSessionVariable', `${USER_PRINCIPAL_NAME} is empty in session ${id}`);
       return { ok: true, value: redirectTo({ loginHint, state: newState(), prompt }) };
     },
   };

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { TapTest } from '../../lib/tap-test.ts';
 import { openDatabase } from '../../stores/open-database.ts';
-import { tempSqliteUrl } from '../../server/test-system.ts';
+import { tempSqliteUrl } from '../../app/test-system.ts';
 import { withTestPostgres, withTestSchema } from '../../stores/test-postgres.ts';
 import { ACCESS_SESSION_MIGRATIONS } from './migrations.ts';
 import { createSqlAccessSessionStore, type AccessSessionRecord } from './store.ts';

@@ -1,5 +1,5 @@
 import type { RegistrationError } from '../../../generated/client-registration/types.gen.ts';
-import { statusOf, type ErrorCode, type PortolanError } from '../../lib/errors.ts';
+import { statusOf, type ErrorCode, type PortolanError, type Problem } from '../../lib/errors.ts';
 import type { HandlerResponse } from '../../server/handler-types.ts';
 
 /** Headers of every client-registration answer (seed D: Connection close; designed: no-store, it may carry a secret). */
@@ -16,16 +16,17 @@ export function registrationFailure<S extends number>(status: S, error: string, 
 
 /**
  * The framework's failures (validation, 404/405, 413, 500) in the registration shape. Validation
- * problems are rewritten into the spec's sentences about form fields (`form field password is
- * required`), so a client reads what to fix rather than a JSON-schema path.
+ * problems become the spec's sentences about form fields (`form field password is required`), read
+ * from their structured pointer and keyword, so a client reads what to fix rather than a JSON-schema
+ * path. A field the form should not have is not named: its "name" may be a password sent without `=`.
  */
 export function renderRegistrationError(error: PortolanError): HandlerResponse {
-  const message = error.code === 'invalidRequest' && error.details?.length ? formProblems(error.details) : error.message;
+  const message = error.code === 'invalidRequest' && error.problems?.length ? formProblems(error.problems) : error.message;
   return registrationFailure(statusOf(error), words(error.code), message);
 }
 
-function formProblems(details: readonly string[]): string {
-  const sentences = details.map(formProblem);
+function formProblems(problems: readonly Problem[]): string {
+  const sentences = problems.map(formProblem);
   const required = ['username', 'password'].filter((f) => sentences.includes(`form field ${f} is required`));
   const merged = required.length === 2
     ? ['form fields username and password are required', ...sentences.filter((s) => !/^form field (username|password) is required$/.test(s))]
@@ -33,17 +34,16 @@ function formProblems(details: readonly string[]): string {
   return [...new Set(merged)].join('; ');
 }
 
-function formProblem(problem: string): string {
-  if (problem === "request must have required property 'requestBody'") return 'form fields username and password are required';
-  let m = /^body must have required property '(\w+)'$/.exec(problem);
-  if (m) return `form field ${m[1]} is required`;
-  m = /^body must NOT have additional properties '(.*)'$/.exec(problem);
-  if (m) return `unknown form field ${m[1]!.slice(0, 64)}`;
-  m = /^body\.(\w+) must NOT have fewer than 1 characters$/.exec(problem);
-  if (m) return `form field ${m[1]} must not be empty`;
-  m = /^body\.(\w+) must NOT have more than (\d+) characters$/.exec(problem);
-  if (m) return `form field ${m[1]} must be at most ${m[2]} characters`;
-  m = /^header\.user-agent must NOT have more than (\d+) characters$/.exec(problem);
-  if (m) return `the User-Agent header must be at most ${m[1]} characters`;
-  return problem;
+function formProblem({ pointer, keyword, params, message }: Problem): string {
+  const field = pointer.startsWith('/body/') ? pointer.slice('/body/'.length) : undefined;
+  if (keyword === 'required' && pointer === '' && params?.missingProperty === 'requestBody') return 'form fields username and password are required';
+  if (keyword === 'required' && pointer === '/body') return `form field ${String(params?.missingProperty)} is required`;
+  if (keyword === 'additionalProperties' && pointer === '/body') return UNKNOWN_FIELD;
+  if (field && keyword === 'minLength' && params?.limit === 1) return `form field ${field} must not be empty`;
+  if (field && keyword === 'maxLength') return `form field ${field} must be at most ${String(params?.limit)} characters`;
+  if (pointer === '/header/user-agent' && keyword === 'maxLength') return `the User-Agent header must be at most ${String(params?.limit)} characters`;
+  return `${pointer.slice(1).replaceAll('/', '.') || 'request'} ${message}`;
 }
+
+/** The form may hold only username and password; the other field's name is never echoed. */
+export const UNKNOWN_FIELD = 'the form may hold only the fields username and password';

@@ -1,3 +1,5 @@
+import { UNKNOWN_FIELD } from './error-shape.ts';
+
 export type RegistrationForm = { username: string; password: string };
 
 const FIELDS = ['username', 'password'] as const;
@@ -6,7 +8,7 @@ const FIELDS = ['username', 'password'] as const;
  * Reads the registration form from the raw body, strictly: both fields present once each, no
  * other field, and each value valid percent-encoding (`+` is a space, as in every URL-encoded form).
  * The role app has already parsed and validated the body leniently; this pass catches what a lenient
- * parser lets through (bad escapes, repeated fields). Problems are the spec's sentences, never values.
+ * parser lets through (bad escapes, repeated fields). Problems are the spec's sentences, never values or unknown names.
  */
 export function readRegistrationForm(raw: Buffer | undefined): { ok: true; form: RegistrationForm } | { ok: false; problem: string } {
   const text = raw?.toString('utf8') ?? '';
@@ -18,7 +20,7 @@ export function readRegistrationForm(raw: Buffer | undefined): { ok: true; form:
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const name = decode(rawName);
     if (name === undefined) return { ok: false, problem: 'malformed form body: invalid percent-encoding in a field name' };
-    if (!(FIELDS as readonly string[]).includes(name)) return { ok: false, problem: `unknown form field ${printable(name)}` };
+    if (!(FIELDS as readonly string[]).includes(name)) return { ok: false, problem: UNKNOWN_FIELD };
     if (values[name] !== undefined) return { ok: false, problem: `form field ${name} is given more than once` };
     const value = decode(eq === -1 ? '' : pair.slice(eq + 1));
     if (value === undefined) return { ok: false, problem: `malformed form body: invalid percent-encoding in field ${name}` };
@@ -37,9 +39,3 @@ function decode(encoded: string): string | undefined {
     return undefined;
   }
 }
-
-/** A field name is echoed in the message; keep it short and printable. */
-const printable = (name: string) => {
-  const clean = name.replace(/[^\x20-\x7e]/g, '?');
-  return clean.length > 64 ? `${clean.slice(0, 61)}...` : clean;
-};

@@ -4,7 +4,7 @@ import { registerClient } from '../../../generated/client-registration/sdk.gen.t
 import type { Config } from '../../lib/config.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { Handler } from '../../server/handler-types.ts';
-import { startTestSystem } from '../../server/test-system.ts';
+import { startTestSystem } from '../../app/test-system.ts';
 import { createClientRegistrationDependencies } from './compose.ts';
 import { createClientRegistrationHandlers } from './handlers.ts';
 import { answered, appsOn, policyGeneration, registrationClient } from './fixtures/registration-test-kit.ts';

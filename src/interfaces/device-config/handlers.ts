@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type * as F from '../../../generated/device-config/types.gen.ts';
-import type { BasicAuthenticator } from '../../accounts/basic-auth.ts';
-import type { HandlerMap, TypedHandler } from '../../server/handler-types.ts';
-import { requireBasicAuth } from './basic-auth-guard.ts';
+import type { TypedHandler } from '../../server/handler-types.ts';
 import { alreadyExists, deviceError, fullPath, notFound } from './device-errors.ts';
 import { toAccessProfile, toBinding, toOauthClientApp } from './oauth-objects.ts';
 import type { DeviceOauthStore } from './oauth-store.ts';
@@ -11,8 +9,6 @@ export type ClientCredentialsGenerator = () => { clientId: string; clientSecret:
 
 export type DeviceConfigDependencies = {
   store: DeviceOauthStore;
-  /** Checks the basic-authentication header of every request (the administrative account). */
-  authenticate: BasicAuthenticator;
   /** Makes a new application's client id and secret (default: 192 and 256 random bits, hex). */
   newClientCredentials?: ClientCredentialsGenerator;
 };
@@ -28,9 +24,9 @@ const PARTITION = 'Common';
 /**
  * Interface F, the OAuth objects client registration (D) calls: create and delete a client
  * application, bind it to an OAuth profile, re-apply an access policy. The other device operations
- * answer 501 until their issue lands.
+ * answer 501 until their issue lands. Requests arrive authenticated (the spec's `basicAuth`).
  */
-export function createDeviceConfigHandlers(deps: DeviceConfigDependencies): HandlerMap {
+export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
   const newCredentials = deps.newClientCredentials ?? randomClientCredentials;
 
   const createOauthClientApp: TypedHandler<F.CreateOauthClientAppData, F.CreateOauthClientAppResponses & F.CreateOauthClientAppErrors> = async ({ body }) => {
@@ -83,6 +79,5 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies): Hand
     return { status: 200, body: toAccessProfile(applied) };
   };
 
-  const guarded = { createOauthClientApp, deleteOauthClientApp, bindOauthClientApp, applyAccessPolicy };
-  return Object.fromEntries(Object.entries(guarded).map(([operationId, handler]) => [operationId, requireBasicAuth(deps.authenticate, handler)]));
+  return { createOauthClientApp, deleteOauthClientApp, bindOauthClientApp, applyAccessPolicy };
 }

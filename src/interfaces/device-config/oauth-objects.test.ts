@@ -2,7 +2,7 @@ import t from 'tap';
 import { createClient } from '../../../generated/device-config/client/index.ts';
 import * as sdk from '../../../generated/device-config/sdk.gen.ts';
 import { basicAuthorization } from '../../accounts/basic-auth.ts';
-import { startTestSystem } from '../../server/test-system.ts';
+import { startTestSystem } from '../../app/test-system.ts';
 import { hashClientSecret } from './oauth-store.ts';
 
 const ADMIN_PASSWORD = 'device admin pw';

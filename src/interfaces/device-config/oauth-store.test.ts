@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createFakeClock } from '../../lib/clock.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
-import { tempSqliteUrl } from '../../server/test-system.ts';
+import { tempSqliteUrl } from '../../app/test-system.ts';
 import { openDatabase } from '../../stores/open-database.ts';
 import { withTestPostgres } from '../../stores/test-postgres.ts';
 import { DEVICE_CONFIG_MIGRATIONS } from './migrations.ts';

@@ -30,8 +30,7 @@ export function createMappingHandlers({ store, ids, apiIndex }: MappingDependenc
   };
 
   const listVessels: TypedHandler<A.ListVesselsData, A.ListVesselsResponses> = async () => {
-    const vessels = await store.listVessels();
-    return { status: 200, body: { status: 'success', data: vessels.map(({ id, type, crew, status }) => ({ id, type, crew, status })) } };
+    return { status: 200, body: { status: 'success', data: await store.listVesselSummaries() } };
   };
 
   const getVessel: TypedHandler<A.GetVesselData, A.GetVesselResponses & A.GetVesselErrors> = async ({ params }) => {

@@ -3,7 +3,7 @@ import { createClient } from '../../../generated/mapping/client/index.ts';
 import * as sdk from '../../../generated/mapping/sdk.gen.ts';
 import type { ChartInput } from '../../../generated/mapping/types.gen.ts';
 import { loadSpec } from '../../lib/spec-catalog.ts';
-import { startTestSystem, tempSqliteUrl } from '../../server/test-system.ts';
+import { startTestSystem, tempSqliteUrl } from '../../app/test-system.ts';
 import { withTestPostgres } from '../../stores/test-postgres.ts';
 import { VESSELS } from './seed-data.ts';
 import type { TapTest } from '../../lib/tap-test.ts';

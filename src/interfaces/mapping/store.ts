@@ -9,6 +9,8 @@ export interface MappingStore {
   /** Every chart, oldest first. */
   listCharts(): Promise<ChartRecord[]>;
   listVessels(): Promise<VesselDetailed[]>;
+  /** Every vessel's basic fields (id, type, crew, status), in survey order. */
+  listVesselSummaries(): Promise<Pick<VesselDetailed, 'id' | 'type' | 'crew' | 'status'>[]>;
   getVessel(id: string): Promise<VesselDetailed | undefined>;
   listHazards(): Promise<Hazard[]>;
   listJournalEntries(): Promise<JournalEntry[]>;
@@ -18,7 +20,13 @@ export interface MappingStore {
 
 /** Drops SQL NULLs: optional fields are absent, never null, on the wire. */
 function present<T extends object>(row: Row): T {
-  return Object.fromEntries(Object.entries(row).filter(([key, v]) => v !== null && key !== 'seq')) as T;
+  // A plain loop: this runs for every row of every list answer (the hot path of GET /api/vessels).
+  const record: Record<string, unknown> = {};
+  for (const key in row) {
+    const value = row[key];
+    if (value !== null && key !== 'seq') record[key] = value;
+  }
+  return record as T;
 }
 
 /** `present`, with the named integer columns as numbers (PostgreSQL may return them as strings). */
@@ -35,8 +43,30 @@ function toChartRecord(row: Row): ChartRecord {
   return record;
 }
 
-/** The MappingStore on the SQL port: the same statements on SQLite and PostgreSQL. */
+/**
+ * The MappingStore on the SQL port: the same statements on SQLite and PostgreSQL.
+ *
+ * Vessels, hazards and the journal are the survey's records: migrations write them and no operation of
+ * the interface changes them, so they are read once and kept (the answers of GET /api/vessels and its
+ * kin cost no query). A failed read is not kept: the next request reads again. Charts and resources,
+ * which the interface creates, are always read from the store.
+ */
 export function createSqlMappingStore(db: Database): MappingStore {
+  const once = <T>(read: () => Promise<T>) => {
+    let kept: Promise<T> | undefined;
+    return () => {
+      kept ??= read().catch((error: unknown) => {
+        kept = undefined;
+        throw error;
+      });
+      return kept;
+    };
+  };
+  const vessels = once(async () => (await db.query('SELECT * FROM mapping_vessels ORDER BY seq')).map((r) => numeric<VesselDetailed>(r, 'crew')));
+  const vesselSummaries = once(async () => (await vessels()).map(({ id, type, crew, status }) => ({ id, type, crew, status })));
+  const vesselsById = once(async () => new Map((await vessels()).map((v) => [v.id, v])));
+  const hazards = once(async () => (await db.query('SELECT * FROM mapping_hazards ORDER BY seq')).map((r) => present<Hazard>(r)));
+  const journal = once(async () => (await db.query('SELECT * FROM mapping_journal ORDER BY date, seq')).map((r) => present<JournalEntry>(r)));
   return {
     async createChart(chart) {
       await db.execute(
@@ -51,19 +81,13 @@ export function createSqlMappingStore(db: Database): MappingStore {
     async listCharts() {
       return (await db.query('SELECT id, name, completed, date, landmarks, risk_level FROM mapping_charts ORDER BY seq')).map(toChartRecord);
     },
-    async listVessels() {
-      return (await db.query('SELECT * FROM mapping_vessels ORDER BY seq')).map((r) => numeric<VesselDetailed>(r, 'crew'));
-    },
+    listVessels: vessels,
+    listVesselSummaries: vesselSummaries,
     async getVessel(id) {
-      const [row] = await db.query('SELECT * FROM mapping_vessels WHERE id = $1', [id]);
-      return row ? numeric<VesselDetailed>(row, 'crew') : undefined;
+      return (await vesselsById()).get(id);
     },
-    async listHazards() {
-      return (await db.query('SELECT * FROM mapping_hazards ORDER BY seq')).map((r) => present<Hazard>(r));
-    },
-    async listJournalEntries() {
-      return (await db.query('SELECT * FROM mapping_journal ORDER BY date, seq')).map((r) => present<JournalEntry>(r));
-    },
+    listHazards: hazards,
+    listJournalEntries: journal,
     async listResources() {
       return (await db.query('SELECT * FROM mapping_resources ORDER BY seq')).map((r) => numeric<Resource>(r, 'quantity'));
     },

@@ -1,0 +1,114 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { portolanError, type ErrorCode } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { RoleApp, ErrorRenderer } from '../server/role-app.ts';
+import type { Stage, StageResponse, StagedRequest } from '../server/stages.ts';
+import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
+import type { RateLimiter } from '../gateway/rate-limit/index.ts';
+import type { Proxy } from '../gateway/pool/index.ts';
+
+/** What the gateway needs of the rate limiter (E): one decision per request. */
+export type GatewayLimiter = Pick<RateLimiter, 'check'>;
+
+/** What the gateway needs of its pool: one exchange with a member, its answer streamed. */
+export type GatewayProxy = Pick<Proxy, 'exchange'>;
+
+export type GatewayStageOptions = {
+  /** The gateway role's own operations (E status, D registration, H sessions, G health and pool). */
+  app: RoleApp;
+  /** The gateway's error shape `{error, error-message}`. */
+  renderError: ErrorRenderer;
+  limiter: GatewayLimiter;
+  proxy: GatewayProxy;
+  registration: RegistrationRoute;
+  logger: Logger;
+};
+
+const STATUS_PATH = '/rate_limit_status';
+const CLIENT_CLOSED = 499;
+
+/**
+ * The gateway role as ordered stages, run by the one HTTP adapter (and in-process by the MSW handlers):
+ * 1. the rate limiter (E) counts requests with a bearer token and answers 429 past the limit
+ *    (`GET /rate_limit_status` is never counted);
+ * 2. a registration request (D: POST + configured path + configured Host) is answered here, its body
+ *    read up to the registration cap (none declared: empty), its connection bounded by the
+ *    registration session timeout and lifetime;
+ * 3. an exact method and path of the gateway's own operations is answered here;
+ * 4. everything else is passed on to the pool, bodies streamed both ways.
+ */
+export function createGatewayStages(options: GatewayStageOptions): Stage[] {
+  const { app, registration, renderError } = options;
+  const gatewayError = (request: StagedRequest, code: ErrorCode, message: string) => renderError(portolanError(code, message), request);
+  const pathOf = (url: string) => {
+    const queryStart = url.indexOf('?');
+    return queryStart === -1 ? url : url.slice(0, queryStart);
+  };
+
+  const limit: Stage = async (request) => {
+    if (request.method === 'GET' && pathOf(request.url) === STATUS_PATH) return undefined;
+    const decision = await options.limiter.check(request.headers.authorization);
+    if (decision.kind === 'limited') return { status: 429, body: decision.status, headers: { 'retry-after': String(decision.retryAfterSeconds) } };
+    if (decision.kind === 'unavailable') return gatewayError(request, 'unavailable', 'rate-limit counter store unavailable; try again later');
+    return undefined;
+  };
+
+  const register: Stage = (request) => {
+    const url = request.url;
+    const path = pathOf(url);
+    if (path !== registration.path || !isRegistrationRequest(registration, request.method, request.headers.host)) return undefined;
+    request.connection.setIdleTimeout(registration.sessionTimeoutSeconds * 1000);
+    request.connection.closeAfter(registration.sessionLifetimeSeconds * 1000, 'registration session lifetime ended before the answer; closing the connection');
+    const rerouted = { ...request, url: `${registration.operationPath}${url.slice(path.length)}` };
+    // Seed D reads the body by its declared length: without a Content-Length it is empty.
+    if (request.headers['content-length'] === undefined) return app.handle({ ...rerouted, body: undefined });
+    return app.handle(rerouted, { bodyLimitBytes: registration.maxBodyBytes });
+  };
+
+  const own: Stage = (request) => {
+    const operation = app.match(request.method, pathOf(request.url));
+    // registerClient is reached only through the registration rule above (its spec path may differ
+    // from the configured one); a registration-shaped request that is not one goes to the pool.
+    if (!operation || operation.operationId === 'registerClient') return undefined;
+    return app.handle(request);
+  };
+
+  const passOn: Stage = async (request): Promise<StageResponse> => {
+    const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    const answer = await options.proxy.exchange({
+      method: request.method,
+      url: request.url,
+      rawHeaders: request.rawHeaders,
+      ...(request.remoteAddress ? { clientAddress: request.remoteAddress } : {}),
+      body: hasBody && request.body ? request.body : null,
+      signal: request.signal,
+    });
+    if (answer.kind === 'cancelled') return { status: CLIENT_CLOSED, operationId: 'proxy', log: { member: answer.member } };
+    if (answer.kind === 'failed') {
+      options.logger.warn({ requestId: request.requestId, member: answer.member, reason: answer.message }, 'request not passed on');
+      return { ...gatewayError(request, answer.code, answer.message), operationId: 'proxy', ...(answer.member ? { log: { member: answer.member } } : {}) };
+    }
+    if (!writable(answer.headers)) {
+      answer.body.destroy();
+      const message = `pool member ${answer.member} sent an answer that cannot be passed on (invalid header field)`;
+      options.logger.warn({ requestId: request.requestId, member: answer.member }, message);
+      return { ...gatewayError(request, 'badGateway', message), operationId: 'proxy', log: { member: answer.member } };
+    }
+    return { status: answer.status, statusText: answer.statusText, rawHeaders: answer.headers, body: answer.body, operationId: 'proxy', log: { member: answer.member } };
+  };
+
+  return [limit, register, own, passOn];
+}
+
+/** Whether node:http can write every field of a member's answer as it is (a field it refuses: 502). */
+function writable(fields: readonly string[]): boolean {
+  try {
+    for (let i = 0; i < fields.length; i += 2) {
+      validateHeaderName(fields[i]!);
+      validateHeaderValue(fields[i]!, fields[i + 1] ?? '');
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}

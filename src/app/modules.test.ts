@@ -1,0 +1,63 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { Readable } from 'node:stream';
+import { request as send } from 'undici';
+import { startTestSystem } from './test-system.ts';
+import { MODULES } from './modules.ts';
+import { tidesModule } from './fixtures/ninth-interface/module.ts';
+
+t.test('the operations without a handler are exactly the ones listed in not-implemented.yaml', async (t) => {
+  const listed = parse(readFileSync(new URL('./not-implemented.yaml', import.meta.url), 'utf8')) as Record<string, string[]>;
+  const { system } = await startTestSystem(t);
+  t.same(system.notImplemented, listed);
+});
+
+t.test('a ninth interface joins by its folder and one line in the module list', async (t) => {
+  const { system } = await startTestSystem(t, { modules: [...MODULES, tidesModule] });
+  const mapping = system.url('mapping');
+  const tide = await send(`${mapping}/tides/stjohns`, { headers: { 'x-harbour-key': 'lighthouse' } });
+  t.equal(tide.statusCode, 200, 'routed on the role its spec names, its handler answers');
+  t.same(await tide.body.json(), { port: 'stjohns', highWater: '06:12', keeper: 'keeper' }, 'its migration ran; its authenticator named the principal');
+  const refused = await send(`${mapping}/tides/stjohns`);
+  t.equal(refused.statusCode, 401);
+  t.same(await refused.body.json(), { problem: 'The harbour key is missing or wrong.' }, 'its own security scheme, in its own error shape');
+  const invalid = await send(`${mapping}/tides/St.Johns`, { headers: { 'x-harbour-key': 'lighthouse' } });
+  t.equal(invalid.statusCode, 400);
+  t.match(await invalid.body.json(), { problem: /path\.port must match pattern/ }, 'validated against its spec');
+  const missing = await send(`${mapping}/tides`, { method: 'POST', headers: { 'x-harbour-key': 'lighthouse', 'content-type': 'application/json' }, body: '{"port":"x"}' });
+  t.equal(missing.statusCode, 501);
+  t.same(await missing.body.json(), { problem: 'recordTide is not implemented yet.' });
+  t.same(system.notImplemented.tides, ['recordTide']);
+  const vessels = await send(`${mapping}/api/vessels`);
+  t.equal(vessels.statusCode, 200, 'the role\'s other interfaces are unchanged');
+  await vessels.body.dump();
+});
+
+t.test('a multipart upload reaches its handler as a stream, never buffered, past the buffered-body limit', async (t) => {
+  const { system } = await startTestSystem(t, { modules: [...MODULES, tidesModule], config: { bodyLimitBytes: 65_536 } });
+  const size = 8 * 1024 * 1024;
+  const boundary = 'portolan-boundary';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="logbook"; filename="log.txt"\r\nContent-Type: text/plain\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* parts() {
+    yield head;
+    for (let sent = 0; sent < size; sent += 65_536) yield Buffer.alloc(65_536, 'n');
+    yield tail;
+  }
+  const response = await send(`${system.url('mapping')}/tides/logbook`, {
+    method: 'POST',
+    headers: { 'x-harbour-key': 'lighthouse', 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: Readable.from(parts()),
+  });
+  t.equal(response.statusCode, 200);
+  t.same(await response.body.json(), { bytes: head.length + size + tail.length, buffered: false }, '8 MiB read by the handler from the stream; the 64 KiB buffered limit did not apply');
+  const refused = await send(`${system.url('mapping')}/tides/logbook`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: Readable.from(parts()) });
+  t.equal(refused.statusCode, 401, 'security still comes first');
+  await refused.body.dump();
+});
+
+t.test('a module whose spec uses a scheme it has no authenticator for is refused at start', async (t) => {
+  const { authenticators: _dropped, ...withoutSecurity } = tidesModule;
+  await t.rejects(startTestSystem(t, { modules: [...MODULES, withoutSecurity] }), /interface tides has no authenticator for security scheme harbourKey/);
+});

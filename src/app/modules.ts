@@ -1,0 +1,26 @@
+import type { InterfaceModule } from '../server/interface-module.ts';
+import type { Migration } from '../stores/database.ts';
+import { ACCOUNT_MIGRATIONS } from '../accounts/migrations.ts';
+import { mappingModule } from '../interfaces/mapping/module.ts';
+import { topologyModule } from '../interfaces/topology/module.ts';
+import { snapshotsModule } from '../interfaces/snapshots/module.ts';
+import { clientRegistrationModule } from '../interfaces/client-registration/module.ts';
+import { rateLimitModule } from '../interfaces/rate-limit/module.ts';
+import { deviceConfigModule } from '../interfaces/device-config/module.ts';
+import { healthModule } from '../interfaces/health/module.ts';
+import { accessSessionModule } from '../interfaces/access-session/module.ts';
+
+/** Every interface the system serves: adding one is its folder and one line here. */
+export const MODULES: readonly InterfaceModule[] = [
+  mappingModule,
+  topologyModule,
+  snapshotsModule,
+  clientRegistrationModule,
+  rateLimitModule,
+  deviceConfigModule,
+  healthModule,
+  accessSessionModule,
+];
+
+/** Every schema change of the system: the accounts' and each module's (versions unique across them). */
+export const ALL_MIGRATIONS: readonly Migration[] = [...ACCOUNT_MIGRATIONS, ...MODULES.flatMap((m) => m.migrations ?? [])];

@@ -1,0 +1,210 @@
+import { ConfigError, type Config } from '../lib/config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createIdGenerator, type IdGenerator } from '../lib/ids.ts';
+import { createMetrics, type Metrics } from '../lib/metrics.ts';
+import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../lib/roles.ts';
+import type { InterfaceName } from '../lib/spec-catalog.ts';
+import { createResponseChecker } from '../lib/contract/response-check.ts';
+import { openDatabase } from '../stores/open-database.ts';
+import type { Database, PingResult } from '../stores/database.ts';
+import { createAccountStore, type AccountStore } from '../accounts/account-store.ts';
+import { ACCOUNT_MIGRATIONS } from '../accounts/migrations.ts';
+import { ADMIN_PROFILE, bootstrapAdmin } from '../accounts/admin-bootstrap.ts';
+import { createBasicAuthenticator } from '../accounts/basic-auth.ts';
+import type { HandlerMap } from '../server/handler-types.ts';
+import type { HealthCheck, InterfaceModule, ModuleContext, TrafficView } from '../server/interface-module.ts';
+import { buildInterfaceRuntimeFromFile, loadInterfaceRuntime, type InterfaceRuntime } from '../server/interface-runtime.ts';
+import type { Authenticators } from '../server/security.ts';
+import type { Stage } from '../server/stages.ts';
+import { createRoleApp, type RoleApp, type RoleInterface } from '../server/role-app.ts';
+import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
+import { createGatewayStages } from './gateway-stages.ts';
+import { createGatewayParts, type GatewayParts } from '../gateway/gateway-role.ts';
+import type { CounterStore } from '../gateway/rate-limit/index.ts';
+import { ALL_MIGRATIONS, MODULES } from './modules.ts';
+
+/** A role listening in this process: its app, its request path (the stages the adapter runs), where it listens. */
+export type RunningRole = { role: RoleName; app: RoleApp; stages: readonly Stage[]; url: string; port: number };
+
+export type System = {
+  /** The configuration the system runs with. */
+  config: Config;
+  roles: readonly RunningRole[];
+  database: Database;
+  /** Users per access profile (the `admin` profile holds the administrative account). */
+  accounts: AccountStore;
+  metrics: Metrics;
+  /** Per interface, the operations without a handler (they answer 501); see src/app/not-implemented.yaml. */
+  notImplemented: Readonly<Record<string, readonly string[]>>;
+  url(role: RoleName): string;
+  /**
+   * Graceful stop: /health turns 503 on every role, `drainMs` later the listeners close, in-flight
+   * requests finish (cut after `timeoutMs`), then the database closes.
+   */
+  stop(options?: { drainMs?: number; timeoutMs?: number }): Promise<void>;
+};
+
+export type SystemDependencies = {
+  logger: Logger;
+  clock: Clock;
+  ids?: IdGenerator;
+  /** The interfaces to serve (default: MODULES, src/app/modules.ts). */
+  modules?: readonly InterfaceModule[];
+  /** Replaces the handlers of some interfaces (tests, embedding). */
+  handlers?: Readonly<Record<string, HandlerMap>>;
+  /** Replaces the authenticators of some interfaces (tests that probe routing past security). */
+  authenticators?: Readonly<Record<string, Authenticators>>;
+  /** Shows a generated administrative password once (default: stdout; never the logger). */
+  announce?: (message: string) => void;
+  /** Replaces the gateway's rate-limit counter store (tests: the deliberately naive one). */
+  rateLimitStore?: CounterStore;
+};
+
+/** A module's compiled contract: the shared one for the project's specs, a fresh one for a fixture's. */
+function runtimeOf(module: InterfaceModule): Promise<InterfaceRuntime> {
+  if (!module.specFile) return loadInterfaceRuntime(module.name as InterfaceName);
+  return buildInterfaceRuntimeFromFile(module.name, module.specFile);
+}
+
+/**
+ * The composition root: opens the store with every module's migrations, compiles each module's
+ * contract once, builds each module's handlers and authenticators from one context, and starts each
+ * role's listener with the modules whose specs serve on it.
+ */
+export async function startSystem(config: Config, deps: SystemDependencies): Promise<System> {
+  const modules = deps.modules ?? MODULES;
+  const [runtimes, database] = await Promise.all([
+    Promise.all(modules.map(runtimeOf)),
+    openDatabase(config.database, { migrations: deps.modules ? [...ACCOUNT_MIGRATIONS, ...modules.flatMap((m) => m.migrations ?? [])] : ALL_MIGRATIONS, logger: deps.logger }),
+  ]);
+  const accounts = createAccountStore(database, { clock: deps.clock });
+  const admin = await bootstrapAdmin(accounts, {
+    adminUser: config.adminUser,
+    adminPassword: config.adminPassword,
+    logger: deps.logger,
+    announce: deps.announce ?? ((message) => process.stdout.write(`${message}\n`)),
+  });
+  const adminAuthenticator = createBasicAuthenticator(accounts, ADMIN_PROFILE, { clock: deps.clock, backoff: { failuresBeforeBackoff: config.loginBackoffFailures } });
+  const metrics = createMetrics();
+  const ids = deps.ids ?? createIdGenerator();
+  let draining = false;
+  // Built once the other roles listen (its default pool member is this process's mapping role).
+  let gateway: GatewayParts | undefined;
+  const gatewayParts = () => {
+    if (!gateway) throw new Error('the gateway role is not running in this process');
+    return gateway;
+  };
+  const traffic: TrafficView = {
+    poolStatus: () => gatewayParts().pool.status(),
+    rateLimitStatus: (authorization) => gatewayParts().limiter.status(authorization),
+    pingLimiter: (ms) => gatewayParts().limiter.ping(ms),
+  };
+  const servers: RoleServer[] = [];
+  const roles: RunningRole[] = [];
+
+  const roleChecks = new Map<string, HealthCheck[]>();
+  const baseContext = {
+    config, clock: deps.clock, logger: deps.logger, ids, database, accounts, admin, adminAuthenticator,
+    roleUrl: (role: RoleName) => roles.find((r) => r.role === role)?.url,
+    traffic: () => traffic,
+    healthChecks: (role: string) => ({ database: (ms: number) => database.ping(ms), services: roleChecks.get(role) ?? [] }),
+    isDraining: () => draining,
+  };
+  // The gateway is ready only with a pool member in rotation (G); the limiter adds its own check (E).
+  const poolInRotation: HealthCheck = async (): Promise<PingResult> =>
+    gatewayParts().pool.status().membersUp > 0 ? { ok: true } : { ok: false, reason: `no member of pool ${config.poolName} is up` };
+  roleChecks.set('gateway', [poolInRotation]);
+
+  const served: RoleInterface[] = modules.map((module, index) => {
+    const runtime = runtimes[index]!;
+    const context: ModuleContext = { ...baseContext, runtime };
+    for (const [role, checks] of Object.entries(module.healthChecks?.(context) ?? {})) roleChecks.set(role, [...(roleChecks.get(role) ?? []), ...(checks ?? [])]);
+    return {
+      runtime,
+      handlers: deps.handlers?.[module.name] ?? module.create(context),
+      renderError: module.errorShape(deps.clock),
+      authenticators: deps.authenticators?.[module.name] ?? module.authenticators?.(context) ?? {},
+      // One compiled response checker per spec, shared by every role that serves it (tests only).
+      ...(config.validateResponses ? { checkResponse: createResponseChecker(runtime.document) } : {}),
+    };
+  });
+  const rendererOf = (name: string) => served.find((s) => s.runtime.name === name)!.renderError;
+
+  try {
+    // The gateway starts last: its pool defaults to the mapping role started before it.
+    const order = [...config.roles].sort((a, b) => Number(a === 'gateway') - Number(b === 'gateway'));
+    for (const role of order) {
+      const app = createRoleApp({
+        role,
+        fallbackInterface: ROLE_DEFINITIONS[role].fallbackInterface,
+        bodyLimitBytes: config.bodyLimitBytes,
+        logger: deps.logger,
+        interfaces: served.filter((s) => s.runtime.operations.some((op) => op.roles.includes(role))),
+      });
+      const stages: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
+      const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics });
+      const address = await server.listen(config.ports[role], config.host);
+      servers.push(server);
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      roles.push({ role, app, stages, port: address.port, url: `http://${host}:${address.port}` });
+    }
+    roles.sort((a, b) => ROLE_NAMES.indexOf(a.role) - ROLE_NAMES.indexOf(b.role));
+  } catch (error) {
+    await Promise.all(servers.map((s) => s.close(0)));
+    await gateway?.close();
+    await database.close();
+    throw error;
+  }
+
+  async function gatewayStages(app: RoleApp) {
+    const mapping = roles.find((r) => r.role === 'mapping');
+    const members = config.poolMembers.length > 0 ? config.poolMembers : mapping ? [{ host: config.host, port: mapping.port }] : [];
+    if (members.length === 0) throw new ConfigError(['PORTOLAN_POOL_MEMBERS is required when the mapping role does not run in this process']);
+    gateway = await createGatewayParts(config, {
+      clock: deps.clock,
+      logger: deps.logger,
+      metrics,
+      members,
+      ...(deps.rateLimitStore ? { counterStore: deps.rateLimitStore } : {}),
+    });
+    const registrationPath = app.operations.find((op) => op.operationId === 'registerClient')!.path;
+    return createGatewayStages({
+      app,
+      renderError: rendererOf('rate-limit'),
+      limiter: gateway.limiter,
+      proxy: gateway.proxy,
+      registration: {
+        path: config.registrationPath,
+        host: config.registrationHost,
+        operationPath: registrationPath,
+        maxBodyBytes: config.registrationMaxBodyBytes,
+        sessionTimeoutSeconds: config.registrationSessionTimeoutSeconds,
+        sessionLifetimeSeconds: config.registrationSessionLifetimeSeconds,
+      },
+      logger: deps.logger.child({ role: 'gateway' }),
+    });
+  }
+  return {
+    config,
+    roles,
+    database,
+    accounts,
+    metrics,
+    notImplemented: Object.fromEntries(
+      served.map((s) => [s.runtime.name, s.runtime.operations.filter((op) => !s.handlers[op.operationId]).map((op) => op.operationId)]).filter(([, ops]) => ops!.length > 0),
+    ),
+    url: (role) => {
+      const running = roles.find((r) => r.role === role);
+      if (!running) throw new Error(`the ${role} role does not run in this process (PORTOLAN_ROLES)`);
+      return running.url;
+    },
+    stop: async ({ drainMs = 0, timeoutMs = config.shutdownTimeoutMs } = {}) => {
+      draining = true;
+      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+      await Promise.all(servers.map((s) => s.close(timeoutMs)));
+      await gateway?.close();
+      await database.close();
+    },
+  };
+}

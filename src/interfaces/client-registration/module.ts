@@ -1,0 +1,24 @@
+import type * as Sdk from '../../../generated/client-registration/sdk.gen.ts';
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type { InterfaceModule } from '../../server/interface-module.ts';
+import { createClientRegistrationDependencies } from './compose.ts';
+import { renderRegistrationError } from './error-shape.ts';
+import { createClientRegistrationHandlers } from './handlers.ts';
+
+/** Interface D, answered by the gateway's registration stage (src/app/gateway-stages.ts). */
+export const clientRegistrationModule = {
+  name: 'client-registration',
+  errorShape: () => renderRegistrationError,
+  create: (context) =>
+    createClientRegistrationHandlers(
+      createClientRegistrationDependencies({
+        config: context.config,
+        accounts: context.accounts,
+        admin: context.admin,
+        clock: context.clock,
+        logger: context.logger,
+        // The device role listens after the gateway, so its URL is looked up at each registration.
+        deviceRoleUrl: () => context.roleUrl('device'),
+      }),
+    ) satisfies OperationHandlers<typeof Sdk>,
+} satisfies InterfaceModule;

@@ -1,0 +1,8 @@
+import { statusOf, type ErrorCode } from '../../lib/errors.ts';
+import type { ErrorRenderer } from '../../server/role-app.ts';
+
+/** A registry code in words (`invalidRequest` -> `invalid request`), as the seed's `invalid user credentials`. */
+export const errorName = (code: ErrorCode) => code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+
+/** The gateway's shape `{error, error-message}` (E, H and the gateway's own answers). */
+export const renderGatewayError: ErrorRenderer = (e) => ({ status: statusOf(e), body: { error: errorName(e.code), 'error-message': e.message } });

@@ -1,0 +1,102 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PortolanError } from '../lib/errors.ts';
+
+/** A security scheme of a spec's `components.securitySchemes`, by its name there. */
+export type SecurityScheme = {
+  name: string;
+  type: string;
+  /** `basic`, `bearer` for `type: http`. */
+  scheme?: string;
+  /** Where an `apiKey` is: `header`, `cookie` or `query`, and under which name. */
+  in?: string;
+  parameterName?: string;
+};
+
+/** Schemes that must all pass (one entry of an operation's `security` list). */
+export type SecurityRequirement = readonly SecurityScheme[];
+
+/** What an authenticator sees: headers and (when a scheme reads them) cookies; never the body. */
+export type Credentials = { headers: IncomingHttpHeaders; cookies: Readonly<Record<string, string>> };
+
+export type AuthOutcome =
+  | { ok: true; principal?: string }
+  | { ok: false; error: PortolanError; headers?: Readonly<Record<string, string>> };
+
+/** Checks one scheme; the answer on failure is the interface's (status, message, challenge header). */
+export type Authenticator = (credentials: Credentials) => Promise<AuthOutcome> | AuthOutcome;
+
+/** An interface's authenticators, keyed by the scheme names of its spec. */
+export type Authenticators = Readonly<Record<string, Authenticator>>;
+
+type Doc = { components?: { securitySchemes?: Record<string, Record<string, unknown>> }; security?: unknown };
+
+/** The security in effect for an operation: its own `security`, else the document's; resolved to schemes. */
+export function operationSecurity(document: Doc, operation: Record<string, unknown>): SecurityRequirement[] {
+  const declared = (operation.security ?? document.security ?? []) as Record<string, string[]>[];
+  const schemes = document.components?.securitySchemes ?? {};
+  return declared.map((requirement) =>
+    Object.keys(requirement).map((name) => {
+      const scheme = schemes[name];
+      if (!scheme) throw new Error(`security scheme ${name} is used but not declared in components.securitySchemes`);
+      return {
+        name,
+        type: String(scheme.type),
+        ...(scheme.scheme ? { scheme: String(scheme.scheme).toLowerCase() } : {}),
+        ...(scheme.in ? { in: String(scheme.in) } : {}),
+        ...(scheme.name ? { parameterName: String(scheme.name) } : {}),
+      };
+    }),
+  );
+}
+
+/** True when the operation can be called without credentials (no requirement, or an empty one). */
+export const isOpen = (requirements: readonly SecurityRequirement[]) => requirements.length === 0 || requirements.some((r) => r.length === 0);
+
+/**
+ * Runs the requirements in order: the first alternative whose schemes all pass wins; when none does,
+ * the first failure of the first alternative is the answer (the spec lists the usual way first).
+ */
+export async function authenticate(requirements: readonly SecurityRequirement[], authenticators: Authenticators, credentials: Credentials): Promise<AuthOutcome> {
+  if (isOpen(requirements)) return { ok: true };
+  let firstFailure: AuthOutcome | undefined;
+  for (const requirement of requirements) {
+    let outcome: AuthOutcome = { ok: true };
+    for (const scheme of requirement) {
+      outcome = await authenticators[scheme.name]!(credentials);
+      if (!outcome.ok) break;
+    }
+    if (outcome.ok) return outcome;
+    firstFailure ??= outcome;
+  }
+  return firstFailure!;
+}
+
+/** The schemes a role's operations use that no authenticator covers (checked at start). */
+export function missingAuthenticators(requirements: readonly SecurityRequirement[], authenticators: Authenticators): string[] {
+  return [...new Set(requirements.flat().map((s) => s.name))].filter((name) => !authenticators[name]);
+}
+
+/**
+ * An HTTP basic-authentication scheme over a credentials check: missing and wrong credentials are
+ * refused with the interface's messages and challenge; the answer never repeats what was sent.
+ */
+export function basicScheme(
+  check: (authorization: string | string[] | undefined) => Promise<boolean>,
+  refusal: { missing: string; wrong: string; challenge: string; code?: 'unauthorized' | 'forbidden' },
+): Authenticator {
+  const headers = { 'www-authenticate': refusal.challenge };
+  const code = refusal.code ?? 'unauthorized';
+  return async ({ headers: request }) => {
+    const header = request.authorization;
+    if (header === undefined || header === '') return { ok: false, error: { code, message: refusal.missing }, headers };
+    if (!(await check(header))) return { ok: false, error: { code, message: refusal.wrong }, headers };
+    return { ok: true, principal: basicUser(header) };
+  };
+}
+
+/** The user name of a basic Authorization header (already checked). */
+function basicUser(header: string): string | undefined {
+  const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? decoded.slice(0, colon) : undefined;
+}

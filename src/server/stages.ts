@@ -1,0 +1,47 @@
+import type { IncomingRequest, RoleResponse } from './role-app.ts';
+
+/** What a stage may do to the connection a request came on (nothing, in-process). */
+export type ConnectionControl = {
+  /** Closes the connection when it sends nothing for `ms`. */
+  setIdleTimeout(ms: number): void;
+  /** Closes the connection `ms` from now whatever it is doing (a session lifetime). */
+  closeAfter(ms: number, reason: string): void;
+};
+
+/** A request as stages see it: the role app's view plus where it came from and when its client left. */
+export type StagedRequest = IncomingRequest & {
+  /** The header fields as received, names in their case, in order (`[name, value, ...]`). */
+  rawHeaders: readonly string[];
+  remoteAddress: string | undefined;
+  /** Aborted when the client goes away before its answer was written. */
+  signal: AbortSignal;
+  connection: ConnectionControl;
+};
+
+/**
+ * What a stage answers: a response, with optional fields for the request log line. A passed-on answer
+ * (the gateway's proxy) brings its header fields as received (`rawHeaders`, written as they are, in
+ * place of `headers`) and its reason phrase.
+ */
+export type StageResponse = RoleResponse & {
+  rawHeaders?: readonly string[];
+  statusText?: string;
+  log?: Readonly<Record<string, unknown>>;
+};
+
+/**
+ * One step of a role's request path: answers (a response) or passes on (undefined). A role is an
+ * ordered list of stages; the last one always answers (the role app, or the gateway's proxy).
+ */
+export type Stage = (request: StagedRequest) => Promise<StageResponse | undefined> | StageResponse | undefined;
+
+/** Runs stages in order until one answers. */
+export async function runStages(stages: readonly Stage[], request: StagedRequest): Promise<StageResponse> {
+  for (const stage of stages) {
+    const response = await stage(request);
+    if (response) return response;
+  }
+  throw new Error('no stage answered the request (the last stage must always answer)');
+}
+
+export const NO_CONNECTION: ConnectionControl = { setIdleTimeout: () => {}, closeAfter: () => {} };
