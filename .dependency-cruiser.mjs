@@ -56,6 +56,15 @@ export default {
       to: { path: [...HTTP_MODULES, '^src/server/'] },
     },
     {
+      name: 'traffic-imports-no-adapter',
+      comment:
+        'src/gateway/ (pools, the health monitor, the proxy, the rate limiter) is traffic machinery the gateway stages ' +
+        'use: it answers nothing itself, so it imports neither the HTTP adapter nor the composition root (tests aside).',
+      severity: 'error',
+      from: { path: '^src/gateway/', pathNot: ['\\.test\\.ts$', '/fixtures/', '(^|/)test-[^/]*\\.ts$', '-harness\\.ts$'] },
+      to: { path: '^src/(server|app)/' },
+    },
+    {
       name: 'lib-imports-nothing-above',
       comment: 'src/lib/ is underneath everything: errors, config, clock, ids, logger. It imports no layer above it.',
       severity: 'error',

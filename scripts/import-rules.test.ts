@@ -55,8 +55,15 @@ t.test('src/lib/ importing an interface, the adapter, the composition root or th
   ]);
 });
 
+t.test('traffic code (src/gateway/) importing the adapter or the composition root is reported; its tests are not', async (t) => {
+  t.same(reported('traffic-imports-no-adapter'), [
+    'traffic-imports-no-adapter: src/gateway/answering.ts -> src/app/compose.ts',
+    'traffic-imports-no-adapter: src/gateway/answering.ts -> src/server/handler-types.ts',
+  ]);
+});
+
 t.test('the fixture tree breaks no rule beyond the ones listed above', async (t) => {
-  const rules = ['no-circular', 'server-imports-no-interface', 'domain-imports-no-http', 'lib-imports-nothing-above'];
+  const rules = ['no-circular', 'server-imports-no-interface', 'domain-imports-no-http', 'traffic-imports-no-adapter', 'lib-imports-nothing-above'];
   t.same(inFixture.filter((line) => !rules.some((rule) => line.startsWith(`${rule}: `))), []);
-  t.equal(inFixture.length, 13);
+  t.equal(inFixture.length, 15);
 });

@@ -26,7 +26,8 @@ export function parseBasicAuth(header: string | readonly string[] | undefined): 
 /** `Basic <base64(user:password)>`, the header value for outgoing calls. */
 export const basicAuthorization = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 
-export type BasicAuthenticator = (authorization: string | string[] | undefined) => Promise<boolean>;
+/** Checks a basic Authorization header; `from` (the client's address) keys the failure backoff. */
+export type BasicAuthenticator = (authorization: string | string[] | undefined, from?: string) => Promise<boolean>;
 
 export type BasicAuthenticatorOptions = {
   /** Times the cache (default: the system clock). */
@@ -62,11 +63,11 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
   const checking = new Map<string, Promise<boolean>>();
   let seenChanges = accounts.changes();
 
-  const check = async (cacheKey: string, { username, password }: BasicCredentials): Promise<boolean> => {
+  const check = async (cacheKey: string, { username, password }: BasicCredentials, backoffKey: string): Promise<boolean> => {
     const now = clock.nowMs();
     const until = remembered.get(cacheKey);
     if (until !== undefined && until > now) {
-      backoff.finish(username, 'success');
+      backoff.finish(backoffKey, 'success');
       return true;
     }
     const changesBefore = accounts.changes();
@@ -74,11 +75,11 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
     try {
       verdict = await accounts.verify(profile, username, password);
     } catch (error) {
-      backoff.finish(username, 'no-answer'); // the store failed: not a wrong password
+      backoff.finish(backoffKey, 'no-answer'); // the store failed: not a wrong password
       throw error;
     }
     const allowed = verdict === 'allow';
-    backoff.finish(username, allowed ? 'success' : 'failure');
+    backoff.finish(backoffKey, allowed ? 'success' : 'failure');
     // A password changed while this check ran: its answer may be stale, so it is not remembered.
     if (allowed && ttl > 0 && accounts.changes() === changesBefore) {
       if (remembered.size >= maxEntries) remembered.clear();
@@ -87,7 +88,7 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
     return allowed;
   };
 
-  return async (authorization) => {
+  return async (authorization, from) => {
     if (accounts.changes() !== seenChanges) {
       seenChanges = accounts.changes();
       remembered.clear();
@@ -100,8 +101,11 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
     if (joined) return joined;
     // The backoff comes before the cache: otherwise a blocked name could still test guesses against
     // the remembered header of a real user, at no cost. Its refusal is the same `false` as a wrong password.
-    if (!backoff.tryStart(credentials.username)) return false;
-    const pending = check(cacheKey, credentials).finally(() => {
+    // Failures count per user name and client address: guesses from one address slow that address
+    // down, not the account's owner (nor the gateway's own calls to the device) elsewhere.
+    const backoffKey = `${credentials.username}\u0000${from ?? ''}`;
+    if (!backoff.tryStart(backoffKey)) return false;
+    const pending = check(cacheKey, credentials, backoffKey).finally(() => {
       if (checking.get(cacheKey) === pending) checking.delete(cacheKey);
     });
     checking.set(cacheKey, pending);

@@ -3,6 +3,7 @@ import { portolanError, type ErrorCode } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RoleApp, ErrorRenderer } from '../server/role-app.ts';
 import type { Stage, StageResponse, StagedRequest } from '../server/stages.ts';
+import { hasBody } from '../server/body-policy.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
 import type { RateLimiter } from '../gateway/rate-limit/index.ts';
 import type { Proxy } from '../gateway/pool/index.ts';
@@ -73,14 +74,24 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
     return app.handle(request);
   };
 
-  const passOn: Stage = async (request): Promise<StageResponse> => {
-    const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+  const passOn = passOnStage({ proxy: options.proxy, renderError, logger: options.logger });
+
+  return [limit, register, own, passOn];
+}
+
+/**
+ * The gateway's last stage: every request passed on to a member of the pool, its answer streamed back
+ * (the adapter writes it), or the gateway's own 502/504 when there is none.
+ */
+export function passOnStage(options: { proxy: GatewayProxy; renderError: ErrorRenderer; logger: Logger }): Stage {
+  const gatewayError = (request: StagedRequest, code: ErrorCode, message: string) => options.renderError(portolanError(code, message), request);
+  return async (request): Promise<StageResponse> => {
     const answer = await options.proxy.exchange({
       method: request.method,
       url: request.url,
       rawHeaders: request.rawHeaders,
       ...(request.remoteAddress ? { clientAddress: request.remoteAddress } : {}),
-      body: hasBody && request.body ? request.body : null,
+      body: hasBody(request.headers) && request.body ? request.body : null,
       signal: request.signal,
     });
     if (answer.kind === 'cancelled') return { status: CLIENT_CLOSED, operationId: 'proxy', log: { member: answer.member } };
@@ -96,8 +107,6 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
     }
     return { status: answer.status, statusText: answer.statusText, rawHeaders: answer.headers, body: answer.body, operationId: 'proxy', log: { member: answer.member } };
   };
-
-  return [limit, register, own, passOn];
 }
 
 /** Whether node:http can write every field of a member's answer as it is (a field it refuses: 502). */

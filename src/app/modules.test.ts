@@ -52,6 +52,21 @@ t.test('a multipart upload reaches its handler as a stream, never buffered, past
   });
   t.equal(response.statusCode, 200);
   t.same(await response.body.json(), { bytes: head.length + size + tail.length, buffered: false }, '8 MiB read by the handler from the stream; the 64 KiB buffered limit did not apply');
+  const declared = await send(`${system.url('mapping')}/tides/logbook`, {
+    method: 'POST',
+    headers: { 'x-harbour-key': 'lighthouse', 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
+    body: Readable.from(parts()),
+  });
+  t.equal(declared.statusCode, 200, 'with a Content-Length too: the buffered limit does not apply to a streamed operation');
+  await declared.body.dump();
+  async function* tooMuch() {
+    yield head;
+    for (let sent = 0; sent < 16 * 1024 * 1024; sent += 65_536) yield Buffer.alloc(65_536, 'n');
+    yield tail;
+  }
+  const over = await send(`${system.url('mapping')}/tides/logbook`, { method: 'POST', headers: { 'x-harbour-key': 'lighthouse', 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Readable.from(tooMuch()) });
+  t.equal(over.statusCode, 413, 'past the operation\'s own limit (12 MiB), counted as it streams: 413');
+  t.same(await over.body.json(), { problem: 'The request body exceeds the limit of 12582912 bytes.' });
   const refused = await send(`${system.url('mapping')}/tides/logbook`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: Readable.from(parts()) });
   t.equal(refused.statusCode, 401, 'security still comes first');
   await refused.body.dump();

@@ -17,7 +17,6 @@ export type Config = Readonly<{
   maxHeaderBytes: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
-  idleTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxRequestsPerSocket: number;
   maxConnections: number;
@@ -127,8 +126,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'maxUrlLength', env: 'PORTOLAN_MAX_URL_LENGTH', schema: { type: 'integer', minimum: 64, maximum: 65_536 }, default: 8192, description: 'Longest request target (path and query) in characters; longer ones get 414.' },
   { key: 'maxHeaderBytes', env: 'PORTOLAN_MAX_HEADER_BYTES', schema: { type: 'integer', minimum: 1024, maximum: 1024 ** 2 }, default: 16_384, description: 'Largest request head (request line and headers) in bytes; larger ones get 431.' },
   { key: 'headersTimeoutMs', env: 'PORTOLAN_HEADERS_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 10_000, description: 'Time a client has to send the whole request head, in ms; then 408.' },
-  { key: 'requestTimeoutMs', env: 'PORTOLAN_REQUEST_TIMEOUT_MS', schema: milliseconds(86_400_000), default: 120_000, description: 'Time a client has to send a whole request, body included, in ms (0: no limit); then 408.' },
-  { key: 'idleTimeoutMs', env: 'PORTOLAN_IDLE_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 30_000, description: 'A connection that sends nothing for this long while a request is open is answered 408 and closed, in ms.' },
+  { key: 'requestTimeoutMs', env: 'PORTOLAN_REQUEST_TIMEOUT_MS', schema: milliseconds(86_400_000), default: 300_000, description: 'Time a client has to send a whole request, body included, in ms (0: no limit; raise it for large uploads on slow links); then 408.' },
   { key: 'keepAliveTimeoutMs', env: 'PORTOLAN_KEEP_ALIVE_TIMEOUT_MS', schema: { type: 'integer', minimum: 0, maximum: 3_600_000 }, default: 5000, description: 'How long an idle keep-alive connection stays open, in ms.' },
   { key: 'maxRequestsPerSocket', env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION', schema: { type: 'integer', minimum: 0, maximum: 1_000_000 }, default: 10_000, description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).' },
   { key: 'maxConnections', env: 'PORTOLAN_MAX_CONNECTIONS', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: 4096, description: 'Open connections per role; further ones are refused until some close.' },

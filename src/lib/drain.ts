@@ -11,6 +11,7 @@ import type { Timers } from './timers.ts';
  * res.end();
  */
 export function drainWithin(body: Readable, timers: Timers, lingerMs: number): Promise<void> {
+  if (body.readableEnded || body.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       cancel();

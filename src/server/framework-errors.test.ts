@@ -39,7 +39,7 @@ t.test('an unknown path answers 404 in the error shape of the role\'s own interf
 t.test('a wrong method answers 405 with Allow in the interface\'s shape', async (t) => {
   const response = await call('mapping', '/api/charts', { method: 'DELETE' });
   t.equal(response.status, 405);
-  t.equal(response.headers.get('allow'), 'GET, POST');
+  t.equal(response.headers.get('allow'), 'GET, POST, HEAD');
   t.match(response.json(), { status: 'error', message: /DELETE is not allowed/ });
 });
 

@@ -9,7 +9,7 @@ import { startTestSystem } from '../app/test-system.ts';
 const ADMIN = { adminUser: 'admin', adminPassword: 'c0rrect-Horse-battery' };
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const { system } = await startTestSystem(t, {
-  config: { ...ADMIN, headersTimeoutMs: 300, idleTimeoutMs: 60_000, requestTimeoutMs: 0, maxUrlLength: 2048, maxHeaderBytes: 8192 },
+  config: { ...ADMIN, headersTimeoutMs: 300, requestTimeoutMs: 0, maxUrlLength: 2048, maxHeaderBytes: 8192 },
 });
 
 /** A raw HTTP exchange: what a socket receives for `text`, until the server closes or `stop` says so. */
@@ -63,7 +63,7 @@ t.test('credentials are checked before the request is parsed or validated', asyn
   await authorized.body.dump();
 });
 
-t.test('large unauthenticated bodies are refused unread and do not stall other clients', async (t) => {
+t.test('large unauthenticated bodies are refused and another role keeps answering meanwhile', async (t) => {
   // Before: six parallel 1 MB posts to /access/sessions, unauthenticated, stalled every role for ~4 s.
   const big = JSON.stringify({ variables: { a: 'x'.repeat(1_000_000) } });
   const posts = Array.from({ length: 6 }, () =>
@@ -119,4 +119,28 @@ t.test('an early answer to an unread body closes the connection instead of readi
   );
   t.match(answer, /^HTTP\/1\.1 401 /);
   t.match(answer, /connection: close/i);
+});
+
+t.test('a form field without a name (a password typed alone) is never repeated in the answer', async (t) => {
+  // Before: the 400 named the unexpected property: `body must NOT have additional properties 'MyS3cretPassw0rd'`.
+  const response = await send(`${system.url('login')}/resource/loginAction.jsp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/vnd.vendor.diagnostics.api+json' },
+    body: 'userid=alice&MyS3cretPassw0rd',
+  });
+  const text = await response.body.text();
+  t.equal(response.statusCode, 400);
+  t.notMatch(text, /MyS3cret/);
+  t.match(text, /only the properties the spec lists are allowed/);
+});
+
+t.test('HEAD is answered wherever GET is, without a body, and listed in Allow', async (t) => {
+  const head = await send(`${system.url('mapping')}/api/vessels`, { method: 'HEAD' });
+  t.equal(head.statusCode, 200);
+  t.equal(head.headers['content-type'], 'application/json');
+  t.equal(await head.body.text(), '');
+  const wrong = await send(`${system.url('mapping')}/api/vessels`, { method: 'DELETE' });
+  t.equal(wrong.statusCode, 405);
+  t.equal(wrong.headers.allow, 'GET, HEAD');
+  await wrong.body.dump();
 });

@@ -18,7 +18,7 @@ import { closeServer, listenOn } from './listen.ts';
 /** What every listener sets on its clients (the settings of the same names). */
 export type ClientLimits = Pick<
   Config,
-  'maxUrlLength' | 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'keepAliveTimeoutMs' | 'maxRequestsPerSocket' | 'maxConnections'
+  'maxUrlLength' | 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxRequestsPerSocket' | 'maxConnections'
 >;
 
 export type RoleServerOptions = {
@@ -91,9 +91,11 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
     });
     let response: StageResponse;
-    const url = req.url ?? '/';
+    const url = originForm(req.url ?? '/');
     if (url.length > limits.maxUrlLength) {
       response = refusal('uriTooLong', `The request target is longer than ${limits.maxUrlLength} characters.`);
+    } else if (!url.startsWith('/')) {
+      response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.');
     } else {
       try {
         response = await runStages(options.stages, {
@@ -116,15 +118,28 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
         }
       }
     }
+    // How the answer ended when it did not end whole: the client went away, or its streamed body failed.
+    let cut: 'client' | 'answer' | undefined;
     if (res.destroyed || aborted.signal.aborted) {
       if (response.body instanceof Readable) response.body.destroy();
       response = { ...response, status: 499 };
-    } else if (!(await writeAnswer(req, res, response, requestId, { timers, lingerMs }))) {
-      response = { ...response, status: 499 };
+      cut = 'client';
+    } else {
+      try {
+        const ended = await writeAnswer(req, res, response, requestId, { timers, lingerMs });
+        if (ended !== 'whole') cut = ended;
+      } catch (error) {
+        // An answer node:http refuses to write (an invalid header or status from a handler): a 500, the process stays up.
+        log.error({ err: error, requestId, operationId: response.operationId }, 'answer could not be written');
+        if (response.body instanceof Readable) response.body.destroy();
+        if (res.headersSent) res.destroy();
+        else await writeAnswer(req, res, options.renderError(portolanError('internal'), req), requestId, { timers, lingerMs });
+        response = { ...response, status: 500 };
+      }
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
-    log.info({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log }, 'request');
+    log.info({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log, ...(cut ? { cut } : {}) }, 'request');
   });
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.maxConnections = limits.maxConnections;
@@ -155,8 +170,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     const message = code === 'invalidRequest' ? 'The request is not valid HTTP/1.1.' : code === 'requestTimeout' ? `The request was not received within the time limit.` : ERROR_MESSAGE_431;
     refuseOnSocket(socket, code, message);
   });
-  // A connection silent for idleTimeoutMs while a request is open: 408 (an idle keep-alive one just closes).
-  server.timeout = limits.idleTimeoutMs;
+  // A connection a stage set an idle limit on (the gateway's registration session) and that went quiet.
   server.on('timeout', (socket: Duplex) => {
     if (inFlight.has(socket)) refuseOnSocket(socket, 'requestTimeout', 'The connection sent nothing within the idle time limit.');
     else socket.destroy();
@@ -186,35 +200,59 @@ function connectionControl(req: IncomingMessage, log: Logger, requestId: string)
 const SAFE_REASON = /^[\t\x20-\x7e]*$/;
 
 /**
- * Writes an answer to the socket and resolves true once it is all written (false: the connection was
- * cut, by the client or by a streamed body failing midway). When the request's body was not read to
+ * Writes an answer to the socket and resolves `whole` once it is all written, or who cut it: the
+ * `client` going away, or the `answer`'s streamed body failing midway. When the request's body was not read to
  * its end (an early answer: 401, 413, 415, or a pool member's), the connection closes after the
  * answer; before closing, the rest of the body is read and dropped for up to `lingerMs`, because a
  * client still sending when the socket closes gets a reset and may lose the answer it had received.
  */
-async function writeAnswer(req: IncomingMessage, res: ServerResponse, response: StageResponse, requestId: string, linger: { timers: Timers; lingerMs: number }): Promise<boolean> {
+async function writeAnswer(req: IncomingMessage, res: ServerResponse, response: StageResponse, requestId: string, linger: { timers: Timers; lingerMs: number }): Promise<'whole' | 'client' | 'answer'> {
+  // A small body nobody read (a 401 or 415 to a short POST) is dropped first, so the connection can be
+  // kept; a large one is not waited for: the answer goes out at once and the connection closes.
+  if (!req.complete && untouched(req) && Number(req.headers['content-length'] ?? Infinity) <= SMALL_BODY) await drainWithin(req, linger.timers, linger.lingerMs);
   const bodyUnread = !req.complete;
+  const payload = response.body instanceof Readable ? undefined : payloadOf(response);
   if (response.rawHeaders) {
     const fields = bodyUnread ? [...response.rawHeaders, 'Connection', 'close'] : response.rawHeaders;
     res.writeHead(response.status, response.statusText && SAFE_REASON.test(response.statusText) ? response.statusText : undefined, fields as string[]);
   } else {
-    writeHead(res, response, requestId, bodyUnread);
+    writeHead(res, response, requestId, bodyUnread, payload);
   }
+  // Which side failed first: the client closing, or the streamed body erroring (the other follows).
+  let cutBy: 'client' | 'answer' | undefined;
+  const onClose = () => (cutBy ??= 'client');
+  res.once('close', onClose);
   try {
-    if (response.body instanceof Readable) await pipeline(response.body, res, { end: false });
-    else {
-      const payload = payloadOf(response);
-      if (payload !== undefined) res.write(payload);
-    }
+    if (response.body instanceof Readable) {
+      response.body.once('error', () => (cutBy ??= 'answer'));
+      await pipeline(response.body, res, { end: false });
+    } else if (payload !== undefined) res.write(payload);
   } catch {
     // The answer has started: the only way to tell the client it is incomplete is to cut the connection.
     res.destroy();
-    return false;
+    return cutBy ?? 'answer';
+  } finally {
+    res.off('close', onClose);
   }
-  if (bodyUnread) await drainWithin(req, linger.timers, linger.lingerMs);
+  // Checked again: the client may have finished sending while a streamed answer was written.
+  if (!req.readableEnded && !req.complete) await drainWithin(req, linger.timers, linger.lingerMs);
   else if (!req.readableEnded) req.resume();
   res.end();
-  return true;
+  return 'whole';
+}
+
+/** Whether no stage started reading the request body (a stage that streams it is not waited on). */
+const untouched = (req: IncomingMessage) => !req.readableDidRead && req.readableFlowing === null && req.listenerCount('readable') === 0 && req.listenerCount('data') === 0;
+
+/** A request body up to this size that an early answer left unread is read and dropped, keeping the connection. */
+const SMALL_BODY = 64 * 1024;
+
+/** The request target as a path: an absolute-form target (`http://host/path`) is reduced to its path and query. */
+function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const match = /^https?:\/\/[^/?#]*(.*)$/i.exec(target);
+  if (!match) return target;
+  return match[1] === '' || match[1]!.startsWith('?') ? `/${match[1]}` : match[1]!;
 }
 
 /** The bytes of a non-streamed body: bytes and text as they are, anything else as JSON. */
@@ -227,13 +265,12 @@ function payloadOf(response: HandlerResponse): string | Buffer | undefined {
 }
 
 /** The head of an answer: its headers, the request id, and its media type and length when it has a body. */
-function writeHead(res: ServerResponse, response: HandlerResponse, requestId: string, bodyUnread: boolean) {
+function writeHead(res: ServerResponse, response: HandlerResponse, requestId: string, bodyUnread: boolean, payload = response.body instanceof Readable ? undefined : payloadOf(response)) {
   const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
   if (bodyUnread) headers.connection = 'close';
   if (response.body instanceof Readable) {
     headers['content-type'] ??= response.contentType ?? 'application/octet-stream';
   } else {
-    const payload = payloadOf(response);
     if (payload !== undefined) {
       headers['content-type'] = response.contentType ?? (Buffer.isBuffer(response.body) ? 'application/octet-stream' : 'application/json');
       headers['content-length'] = String(Buffer.byteLength(payload));

@@ -73,8 +73,10 @@ t.test('every role serves Prometheus metrics of its requests at /metrics', async
 t.test('graceful stop: /health turns 503 first, in-flight requests finish, then listeners close', async (t) => {
   let release: () => void = () => {};
   const slow = new Promise<void>((resolve) => (release = resolve));
+  let entered: () => void = () => {};
+  const arrived = new Promise<void>((resolve) => (entered = resolve));
   const { system } = await startTestSystem(t, {
-    handlers: { topology: { loginManagementUser: async () => { await slow; return { status: 401, body: { code: 401, message: 'Authentication failed.', kind: ':resterrorresponse' } }; } } },
+    handlers: { topology: { loginManagementUser: async () => { entered(); await slow; return { status: 401, body: { code: 401, message: 'Authentication failed.', kind: ':resterrorresponse' } }; } } },
   });
   const healthUrl = `${system.url('mapping')}/health`;
   t.equal((await fetch(healthUrl)).status, 200, 'healthy before');
@@ -83,7 +85,7 @@ t.test('graceful stop: /health turns 503 first, in-flight requests finish, then 
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: 'a', password: 'b', loginProviderName: 'tmos' }),
   });
-  await new Promise((r) => setTimeout(r, 50));
+  await arrived; // the request is in its handler
   const stopping = system.stop({ drainMs: 300, timeoutMs: 2000 });
   const during = await fetch(healthUrl);
   t.equal(during.status, 503, '/health answers 503 while draining');

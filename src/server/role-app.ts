@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { portolanError, type PortolanError } from '../lib/errors.ts';
 import { isDatabaseError } from '../stores/database-error.ts';
 import type { ResponseChecker } from '../lib/contract/response-check.ts';
@@ -24,6 +24,8 @@ export type IncomingRequest = {
   /** The unread body (the socket's stream, or a fetch body in-process). */
   body: Readable | undefined;
   requestId: string;
+  /** The client's address (keys the login backoff). */
+  remoteAddress?: string | undefined;
 };
 
 export type RoleInterface = {
@@ -102,14 +104,28 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     return owner.renderError(portolanError('internal', `Response of ${operation.operationId} breaks the contract: ${details.join('; ')}`), { headers: {} });
   };
 
+  /** A thrown failure (handler or authenticator): 503 when the store is down, else a logged 500. */
+  const failed = (owner: RoleInterface, operation: RuntimeOperation, request: IncomingRequest, error: unknown): RoleResponse => {
+    // A streamed body that went over its operation's limit while the handler read it.
+    if (error instanceof BodyTooLarge) return fail(owner, portolanError('payloadTooLarge', `The request body exceeds the limit of ${error.limit} bytes.`), request, operation);
+    if (isDatabaseError(error, 'unavailable') || isDatabaseError(error, 'closed')) {
+      options.logger.warn({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'store unavailable');
+      return fail(owner, portolanError('unavailable', 'The store is unavailable; try again later.'), request, operation);
+    }
+    options.logger.error({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'handler failed');
+    return fail(owner, portolanError('internal'), request, operation);
+  };
+
   async function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
     const queryStart = request.url.indexOf('?');
     const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-    const match = routes.find(request.method, path);
+    // HEAD is served wherever GET is (RFC 9110 9.3.2): the same answer, whose body node:http leaves out.
+    const match = routes.find(request.method, path) ?? (request.method === 'HEAD' ? routes.find('GET', path) : undefined);
     if (!match) {
-      const allowed = routes.allowedMethods(path);
+      const served = routes.allowedMethods(path);
+      const allowed = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
       if (allowed.length === 0) return fail(fallback, portolanError('notFound', `No resource at ${request.method} ${truncate(path)}.`), request);
-      const owner = byInterface.get(routes.find(allowed[0]!, path)!.operation.interfaceName) ?? fallback;
+      const owner = byInterface.get(routes.find(served[0]!, path)!.operation.interfaceName) ?? fallback;
       const response = fail(owner, portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`), request);
       return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };
     }
@@ -119,7 +135,12 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
 
     let principal: string | undefined;
     if (!isOpen(operation.security)) {
-      const outcome = await authenticate(operation.security, owner.authenticators ?? {}, { headers: request.headers, cookies });
+      let outcome;
+      try {
+        outcome = await authenticate(operation.security, owner.authenticators ?? {}, { headers: request.headers, cookies, remoteAddress: request.remoteAddress });
+      } catch (error) {
+        return failed(owner, operation, request, error);
+      }
       if (!outcome.ok) {
         const refused = fail(owner, outcome.error, request, operation);
         return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
@@ -127,7 +148,9 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       principal = outcome.principal;
     }
 
-    const limit = handleOptions.bodyLimitBytes ?? operation.body.maxBytes ?? options.bodyLimitBytes;
+    // A streamed body is bounded only by its operation's own limit (the buffered limit is for bodies held in memory).
+    const streamed = operation.body.mode === 'stream';
+    const limit = handleOptions.bodyLimitBytes ?? operation.body.maxBytes ?? (streamed ? Infinity : options.bodyLimitBytes);
     const refusal = admitBody(operation.body, request.headers, limit);
     if (refusal) return fail(owner, refusal, request, operation);
     let rawBody: Buffer | undefined;
@@ -167,7 +190,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       },
       body,
       rawBody,
-      ...(operation.body.mode === 'stream' && request.body ? { bodyStream: request.body } : {}),
+      ...(streamed && request.body ? { bodyStream: limit === Infinity ? request.body : limitedStream(request.body, limit) } : {}),
       ...(principal === undefined ? {} : { principal }),
       requestId: request.requestId,
     };
@@ -175,12 +198,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     try {
       response = await handler(handlerRequest);
     } catch (error) {
-      if (isDatabaseError(error, 'unavailable') || isDatabaseError(error, 'closed')) {
-        options.logger.warn({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'store unavailable');
-        return fail(owner, portolanError('unavailable', 'The store is unavailable; try again later.'), request, operation);
-      }
-      options.logger.error({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'handler failed');
-      return fail(owner, portolanError('internal'), request, operation);
+      return failed(owner, operation, request, error);
     }
     return { ...checkedResponse(owner, operation, response), operationId: operation.operationId };
   }
@@ -214,6 +232,19 @@ function validate(operation: RuntimeOperation, parameters: Record<string, unknow
   if (errors.length === 0) return undefined;
   const problems = toProblems(errors);
   return portolanError('invalidRequest', describeProblems(problems, Math.max(errors.length, problems.length)), problems.slice(0, MAX_PROBLEMS));
+}
+
+/** The body as a stream that fails with BodyTooLarge once more than `limit` bytes have passed. */
+function limitedStream(body: Readable, limit: number): Readable {
+  let seen = 0;
+  const limited = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      done(seen > limit ? new BodyTooLarge(limit) : null, seen > limit ? undefined : chunk);
+    },
+  });
+  body.once('error', (error) => limited.destroy(error));
+  return body.pipe(limited);
 }
 
 const EMPTY: Readonly<Record<string, string>> = Object.freeze(Object.create(null));

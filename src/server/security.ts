@@ -16,7 +16,7 @@ export type SecurityScheme = {
 export type SecurityRequirement = readonly SecurityScheme[];
 
 /** What an authenticator sees: headers and (when a scheme reads them) cookies; never the body. */
-export type Credentials = { headers: IncomingHttpHeaders; cookies: Readonly<Record<string, string>> };
+export type Credentials = { headers: IncomingHttpHeaders; cookies: Readonly<Record<string, string>>; remoteAddress?: string };
 
 export type AuthOutcome =
   | { ok: true; principal?: string }
@@ -81,15 +81,15 @@ export function missingAuthenticators(requirements: readonly SecurityRequirement
  * refused with the interface's messages and challenge; the answer never repeats what was sent.
  */
 export function basicScheme(
-  check: (authorization: string | string[] | undefined) => Promise<boolean>,
+  check: (authorization: string | string[] | undefined, from?: string) => Promise<boolean>,
   refusal: { missing: string; wrong: string; challenge: string; code?: 'unauthorized' | 'forbidden' },
 ): Authenticator {
   const headers = { 'www-authenticate': refusal.challenge };
   const code = refusal.code ?? 'unauthorized';
-  return async ({ headers: request }) => {
+  return async ({ headers: request, remoteAddress }) => {
     const header = request.authorization;
     if (header === undefined || header === '') return { ok: false, error: { code, message: refusal.missing }, headers };
-    if (!(await check(header))) return { ok: false, error: { code, message: refusal.wrong }, headers };
+    if (!(await check(header, remoteAddress))) return { ok: false, error: { code, message: refusal.wrong }, headers };
     return { ok: true, principal: basicUser(header) };
   };
 }

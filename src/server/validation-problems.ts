@@ -22,7 +22,8 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined): P
     const params: Record<string, unknown> = {};
     if (error.keyword === 'enum') params.allowedValues = (error.params as { allowedValues: unknown[] }).allowedValues;
     if (error.keyword === 'required') params.missingProperty = bounded(String((error.params as { missingProperty: string }).missingProperty));
-    if (error.keyword === 'additionalProperties') params.additionalProperty = bounded(String((error.params as { additionalProperty: string }).additionalProperty));
+    // An unexpected property's name is request text (a password sent without its field name, say): it
+    // is never repeated; the problem names the object that holds it.
     for (const limit of ['limit', 'format', 'type'] as const) {
       const value = (error.params as Record<string, unknown>)[limit];
       if (value !== undefined && typeof value !== 'object') params[limit] = value;
@@ -40,7 +41,7 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined): P
 /** `body.name must be string`, `query.limit must be >= 1`, `request must have required property 'requestBody'`. */
 export function describeProblem(problem: Problem): string {
   const where = problem.pointer === '' ? 'request' : problem.pointer.slice(1).split('/').map(unescapeSegment).join('.');
-  const extra = problem.keyword === 'additionalProperties' ? ` '${String(problem.params?.additionalProperty)}'` : '';
+  const extra = problem.keyword === 'additionalProperties' ? ` (only the properties the spec lists are allowed)` : '';
   const allowed = problem.keyword === 'enum' ? ` (${(problem.params?.allowedValues as unknown[]).join(', ')})` : '';
   return `${where} ${problem.message}${extra}${allowed}`;
 }

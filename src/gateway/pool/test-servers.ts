@@ -2,12 +2,18 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createFakeClock } from '../../lib/clock.ts';
+import type { Timers } from '../../lib/timers.ts';
 import { portolanError } from '../../lib/errors.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
 import { renderGatewayError as renderInGatewayShape } from '../../interfaces/rate-limit/error-shape.ts';
 import { createPool, type PoolOptions } from './pool.ts';
-import { createProxy, type ForwardContext, type ForwardResult, type Proxy } from './proxy.ts';
+import { createProxy, type Proxy } from './proxy.ts';
+import { captureLogs } from '../../lib/test-logger.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { createMetrics } from '../../lib/metrics.ts';
+import { createRoleServer } from '../../server/http-adapter.ts';
+import { passOnStage } from '../../app/gateway-stages.ts';
 
 export async function listen<S extends Server | ReturnType<typeof createNetServer>>(t: TapTest, server: S, sockets: Set<Socket>) {
   server.on('connection', (socket: Socket) => {
@@ -102,21 +108,46 @@ export async function waitFor(check: () => boolean, tries = 1000): Promise<boole
   return true;
 }
 
-/** The gateway's own 502/504 answer, rendered as the gateway renders every error. */
-export const renderGatewayError: ForwardContext['renderError'] = (code, message) => {
-  return renderInGatewayShape(portolanError(code, message), { headers: {} });
-};
+/** How one request through the gateway ended, from its log line: status, member, and who cut it. */
+export type GatewayResult = { status: number; member?: string; aborted?: 'client' | 'upstream' };
 
-/** A node:http server that passes every request to `proxy`, as the gateway's dispatcher does. */
-export async function startGateway(t: TapTest, proxy: Proxy) {
-  const sockets = new Set<Socket>();
-  const results: ForwardResult[] = [];
-  let next = 0;
-  const server = createHttpServer(async (req, res) => {
-    results.push(await proxy.forward(req, res, { requestId: `req-${++next}`, renderError: renderGatewayError }));
+/**
+ * The gateway's listener as production runs it, with only its last stage: the one HTTP adapter and the
+ * pass-on stage over `proxy`, on `timers` (the proxy's fake clock, so nothing waits on real time).
+ * `results` is read from the adapter's request log lines.
+ */
+export async function startGateway(t: TapTest, proxy: Proxy, timers?: Timers) {
+  const logs = captureLogs('info');
+  const server = createRoleServer({
+    role: 'gateway',
+    stages: [passOnStage({ proxy, renderError: renderInGatewayShape, logger: logs.logger })],
+    renderError: renderInGatewayShape,
+    limits: loadConfig({}),
+    logger: logs.logger,
+    metrics: createMetrics(),
+    ...(timers ? { timers } : {}),
   });
-  const port = await listen(t, server, sockets);
-  return { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}`, results };
+  const address = await server.listen(0, '127.0.0.1');
+  t.teardown(() => server.close(0));
+  const results: GatewayResult[] = [];
+  const read = () => {
+    results.length = 0;
+    for (const line of logs.lines) {
+      const entry = JSON.parse(line) as { msg: string; status: number; member?: string; cut?: 'client' | 'answer' };
+      if (entry.msg !== 'request') continue;
+      results.push({ status: entry.status, ...(entry.member ? { member: entry.member } : {}), ...(entry.cut ? { aborted: entry.cut === 'answer' ? 'upstream' : 'client' } : {}) });
+    }
+    return results;
+  };
+  return {
+    host: '127.0.0.1',
+    port: address.port,
+    url: `http://127.0.0.1:${address.port}`,
+    /** The requests answered so far (read from the log on each access). */
+    get results() {
+      return read();
+    },
+  };
 }
 
 /**
@@ -131,5 +162,6 @@ export async function startProxiedGateway(t: TapTest, members: PoolOptions['memb
   const proxy = createProxy({ pool, upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000, connectionsPerMember: options.connectionsPerMember ?? 4, logger, timers: clock });
   t.teardown(() => proxy.close());
   t.teardown(() => pool.stop());
-  return { clock, pool, proxy, ...(await startGateway(t, proxy)) };
+  const gateway = await startGateway(t, proxy, clock);
+  return Object.assign(gateway, { clock, pool, proxy });
 }

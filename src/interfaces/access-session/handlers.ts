@@ -1,3 +1,5 @@
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type * as Sdk from '../../../generated/access-session/sdk.gen.ts';
 import type * as H from '../../../generated/access-session/types.gen.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
 import { ERROR_CODES } from '../../lib/errors.ts';
@@ -53,5 +55,6 @@ export function createAccessSessionHandlers({ sessions }: AccessSessionDependenc
     return redirect.ok ? { status: 302, body: undefined, headers: { location: redirect.value, 'cache-control': 'no-store' } } : failure(redirect.failure);
   };
 
-  return { createAccessSession, getAccessSession, deleteAccessSession, runJwtParseAgent, getAuthorizationRedirect };
+  // On the literal: a misspelt or unknown operationId is a type error here.
+  return { createAccessSession, getAccessSession, deleteAccessSession, runJwtParseAgent, getAuthorizationRedirect } satisfies OperationHandlers<typeof Sdk>;
 }

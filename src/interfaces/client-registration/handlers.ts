@@ -1,3 +1,5 @@
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type * as Sdk from '../../../generated/client-registration/sdk.gen.ts';
 import type * as D from '../../../generated/client-registration/types.gen.ts';
 import type { HandlerMap, TypedHandler } from '../../server/handler-types.ts';
 import { REGISTRATION_HEADERS, registrationFailure } from './error-shape.ts';
@@ -18,5 +20,6 @@ export function createClientRegistrationHandlers(deps: ClientRegistrationDepende
     return { status: 200, body: { client_id: outcome.clientId, client_secret: outcome.clientSecret }, headers: REGISTRATION_HEADERS };
   };
 
-  return { registerClient };
+  // On the literal: a misspelt or unknown operationId is a type error here.
+  return { registerClient } satisfies OperationHandlers<typeof Sdk>;
 }

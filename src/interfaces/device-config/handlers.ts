@@ -1,3 +1,5 @@
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type * as Sdk from '../../../generated/device-config/sdk.gen.ts';
 import { randomBytes } from 'node:crypto';
 import type * as F from '../../../generated/device-config/types.gen.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
@@ -79,5 +81,6 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
     return { status: 200, body: toAccessProfile(applied) };
   };
 
-  return { createOauthClientApp, deleteOauthClientApp, bindOauthClientApp, applyAccessPolicy };
+  // On the literal: a misspelt or unknown operationId is a type error here.
+  return { createOauthClientApp, deleteOauthClientApp, bindOauthClientApp, applyAccessPolicy } satisfies OperationHandlers<typeof Sdk>;
 }

@@ -1,3 +1,5 @@
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type * as Sdk from '../../../generated/health/sdk.gen.ts';
 import type * as G from '../../../generated/health/types.gen.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
@@ -25,5 +27,6 @@ export function createHealthHandlers(deps: HealthDependencies) {
     return { status: 200, body: deps.poolStatus(), headers: { 'cache-control': 'no-store' } };
   };
 
-  return { getHealth, getPoolStatus };
+  // On the literal: a misspelt or unknown operationId is a type error here.
+  return { getHealth, getPoolStatus } satisfies OperationHandlers<typeof Sdk>;
 }

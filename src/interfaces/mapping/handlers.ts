@@ -1,3 +1,5 @@
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type * as Sdk from '../../../generated/mapping/sdk.gen.ts';
 import type * as A from '../../../generated/mapping/types.gen.ts';
 import type { IdGenerator } from '../../lib/ids.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
@@ -59,5 +61,6 @@ export function createMappingHandlers({ store, ids, apiIndex }: MappingDependenc
     return { status: 201, body: { status: 'success', message: 'Resource created successfully', id } };
   };
 
-  return { listEndpoints, listCharts, createChart, getChart, listVessels, getVessel, listHazards, listJournalEntries, listResources, createResource };
+  // On the literal: a misspelt or unknown operationId is a type error here.
+  return { listEndpoints, listCharts, createChart, getChart, listVessels, getVessel, listHazards, listJournalEntries, listResources, createResource } satisfies OperationHandlers<typeof Sdk>;
 }

@@ -1,3 +1,5 @@
+import type { OperationHandlers } from '../../server/handler-types.ts';
+import type * as Sdk from '../../../generated/rate-limit/sdk.gen.ts';
 import type * as E from '../../../generated/rate-limit/types.gen.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
@@ -16,5 +18,6 @@ export function createRateLimitHandlers(deps: RateLimitDependencies) {
     deps.logger.warn({ requestId, reason: result.reason }, 'rate-limit status unavailable');
     return { status: 500, body: { error: 'Internal Server Error', 'error-message': 'rate-limit counter store unavailable' } };
   };
-  return { getRateLimitStatus };
+  // On the literal: a misspelt or unknown operationId is a type error here.
+  return { getRateLimitStatus } satisfies OperationHandlers<typeof Sdk>;
 }
