@@ -112,3 +112,16 @@ t.test('parallel requests: identical headers share one check; a burst of guesses
   t.ok(guesses.every((allowed) => !allowed));
   t.equal(store.verifications, 1 + 5, '5 of 50 parallel guesses were checked (the default free failures)');
 });
+
+t.test('one address trying many user names gets a budget across them; another address is not slowed by it', async (t) => {
+  // Before: every new name bought 5 free scrypt checks, so 400 parallel names from one client stalled
+  // the real administrator's login for seconds.
+  const store = countingStore();
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock: createFakeClock() });
+  const flood = await Promise.all(Array.from({ length: 400 }, (_, i) => check(basicAuthorization(`user${i}`, 'guess'), '198.51.100.7')));
+  t.ok(flood.every((allowed) => !allowed));
+  t.equal(store.verifications, 20, '20 of 400 names were checked: the address budget (4 x 5 free failures)');
+  t.equal(await check(basicAuthorization('admin', 'pw'), '192.0.2.1'), true, 'the administrator, from elsewhere, is checked at once');
+  t.equal(store.verifications, 21);
+  t.equal(await check(basicAuthorization('admin', 'pw'), '198.51.100.7'), false, 'the flooding address waits, even with a right password');
+});

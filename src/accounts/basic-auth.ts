@@ -2,7 +2,7 @@ import { ADMIN_PROFILE } from './admin-bootstrap.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { AccountStore } from './account-store.ts';
-import { createLoginBackoff, type LoginBackoffOptions } from './login-backoff.ts';
+import { createLoginBackoff, type LoginBackoffOptions, type LoginOutcome } from './login-backoff.ts';
 
 export type BasicCredentials = { username: string; password: string };
 
@@ -56,6 +56,11 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
   const ttl = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.cacheMaxEntries ?? 1000;
   const backoff = createLoginBackoff(clock, options.backoff);
+  // One client address trying many user names gets a budget across them all (four times a name's):
+  // otherwise each new name buys free password checks, ~55 ms of scrypt each, and a flood of them
+  // stalls every other client's login.
+  const perName = options.backoff?.failuresBeforeBackoff ?? 5;
+  const addressBackoff = createLoginBackoff(clock, { ...options.backoff, failuresBeforeBackoff: perName * 4 });
   const key = randomBytes(32);
   const remembered = new Map<string, number>();
   // Identical headers arriving together share one check: a client's parallel first requests cost one
@@ -63,11 +68,15 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
   const checking = new Map<string, Promise<boolean>>();
   let seenChanges = accounts.changes();
 
-  const check = async (cacheKey: string, { username, password }: BasicCredentials, backoffKey: string): Promise<boolean> => {
+  const check = async (cacheKey: string, { username, password }: BasicCredentials, backoffKey: string, from: string | undefined): Promise<boolean> => {
+    const finish = (outcome: LoginOutcome) => {
+      backoff.finish(backoffKey, outcome);
+      if (from !== undefined) addressBackoff.finish(from, outcome);
+    };
     const now = clock.nowMs();
     const until = remembered.get(cacheKey);
     if (until !== undefined && until > now) {
-      backoff.finish(backoffKey, 'success');
+      finish('success');
       return true;
     }
     const changesBefore = accounts.changes();
@@ -75,11 +84,11 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
     try {
       verdict = await accounts.verify(profile, username, password);
     } catch (error) {
-      backoff.finish(backoffKey, 'no-answer'); // the store failed: not a wrong password
+      finish('no-answer'); // the store failed: not a wrong password
       throw error;
     }
     const allowed = verdict === 'allow';
-    backoff.finish(backoffKey, allowed ? 'success' : 'failure');
+    finish(allowed ? 'success' : 'failure');
     // A password changed while this check ran: its answer may be stale, so it is not remembered.
     if (allowed && ttl > 0 && accounts.changes() === changesBefore) {
       if (remembered.size >= maxEntries) remembered.clear();
@@ -105,7 +114,11 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
     // down, not the account's owner (nor the gateway's own calls to the device) elsewhere.
     const backoffKey = `${credentials.username}\u0000${from ?? ''}`;
     if (!backoff.tryStart(backoffKey)) return false;
-    const pending = check(cacheKey, credentials, backoffKey).finally(() => {
+    if (from !== undefined && !addressBackoff.tryStart(from)) {
+      backoff.finish(backoffKey, 'no-answer');
+      return false;
+    }
+    const pending = check(cacheKey, credentials, backoffKey, from).finally(() => {
       if (checking.get(cacheKey) === pending) checking.delete(cacheKey);
     });
     checking.set(cacheKey, pending);
