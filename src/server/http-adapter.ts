@@ -93,9 +93,9 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     let response: StageResponse;
     const url = originForm(req.url ?? '/');
     if (url.length > limits.maxUrlLength) {
-      response = refusal('uriTooLong', `The request target is longer than ${limits.maxUrlLength} characters.`);
+      response = refusal('uriTooLong', `The request target is longer than ${limits.maxUrlLength} characters.`, req.headers);
     } else if (!url.startsWith('/')) {
-      response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.');
+      response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.', req.headers);
     } else {
       try {
         response = await runStages(options.stages, {
@@ -107,7 +107,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
           requestId,
           remoteAddress: req.socket.remoteAddress,
           signal: aborted.signal,
-          connection: connectionControl(req, log, requestId),
+          connection: connectionControl(req, log, requestId, timers),
         });
       } catch (error) {
         if (aborted.signal.aborted || req.destroyed) {
@@ -145,8 +145,9 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   server.maxConnections = limits.maxConnections;
 
   /** An answer of the adapter's own, in the role's shape, closing the connection. */
-  function refusal(code: ErrorCode, message: string): StageResponse {
-    const rendered = options.renderError(portolanError(code, message), { headers: {} });
+  /** (`headers` when the request head was read: an interface that negotiates its format, C, answers in the asked one.) */
+  function refusal(code: ErrorCode, message: string, headers: IncomingMessage['headers'] = {}): StageResponse {
+    const rendered = options.renderError(portolanError(code, message), { headers });
     return { ...rendered, headers: { ...rendered.headers, connection: 'close' } };
   }
 
@@ -182,16 +183,15 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
 const ERROR_MESSAGE_431 = 'The request head (request line and headers) is larger than the limit.';
 
 /** Socket controls for stages (the gateway's registration bounds its connection). */
-function connectionControl(req: IncomingMessage, log: Logger, requestId: string): ConnectionControl {
+function connectionControl(req: IncomingMessage, log: Logger, requestId: string, timers: Timers): ConnectionControl {
   return {
     setIdleTimeout: (ms) => req.socket.setTimeout(ms),
     closeAfter(ms, reason) {
-      const timer = setTimeout(() => {
+      const cancel = timers.after(ms, () => {
         log.warn({ requestId }, reason);
         req.socket.destroy();
-      }, ms);
-      timer.unref();
-      req.socket.once('close', () => clearTimeout(timer));
+      }, { background: true });
+      req.socket.once('close', cancel);
     },
   };
 }
