@@ -17,6 +17,7 @@ import type { HealthCheck, InterfaceModule, ModuleContext, TrafficView } from '.
 import { buildInterfaceRuntimeFromFile, loadInterfaceRuntime, type InterfaceRuntime } from '../server/interface-runtime.ts';
 import type { Authenticators } from '../server/security.ts';
 import type { Stage } from '../server/stages.ts';
+import type { Timers } from '../lib/timers.ts';
 import { createRoleApp, type RoleApp, type RoleInterface } from '../server/role-app.ts';
 import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
 import { createGatewayStages } from './gateway-stages.ts';
@@ -57,6 +58,8 @@ export type SystemDependencies = {
   authenticators?: Readonly<Record<string, Authenticators>>;
   /** Shows a generated administrative password once (default: stdout; never the logger). */
   announce?: (message: string) => void;
+  /** Times the request path's deadlines (body arrival, lingering closes); tests pass a fake clock. */
+  timers?: Timers;
   /** Replaces the gateway's rate-limit counter store (tests: the deliberately naive one). */
   rateLimitStore?: CounterStore;
 };
@@ -139,11 +142,13 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
         role,
         fallbackInterface: ROLE_DEFINITIONS[role].fallbackInterface,
         bodyLimitBytes: config.bodyLimitBytes,
+        bodyTimeoutMs: config.bodyTimeoutMs,
+        ...(deps.timers ? { timers: deps.timers } : {}),
         logger: deps.logger,
         interfaces: served.filter((s) => s.runtime.operations.some((op) => op.roles.includes(role))),
       });
       const stages: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
-      const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics });
+      const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics, ...(deps.timers ? { timers: deps.timers } : {}) });
       const address = await server.listen(config.ports[role], config.host);
       servers.push(server);
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

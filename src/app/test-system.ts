@@ -22,6 +22,8 @@ export type TestSystemOptions = {
   handlers?: SystemDependencies['handlers'];
   /** The interfaces to serve (default: MODULES). */
   modules?: SystemDependencies['modules'];
+  /** Run the request path's deadlines on the test's fake clock (nothing times out unless it is advanced). */
+  fakeTimers?: boolean;
   /** Let every request past every security scheme (tests of what comes after security). */
   openSecurity?: boolean;
   logger?: Logger;
@@ -47,6 +49,7 @@ export async function startTestSystem(t: Teardown, options: TestSystemOptions = 
     ...(options.handlers ? { handlers: options.handlers } : {}),
     ...(options.openSecurity ? { authenticators: OPEN_SECURITY } : {}),
     ...(options.modules ? { modules: options.modules } : {}),
+    ...(options.fakeTimers ? { timers: clock } : {}),
   });
   let stopped = false;
   const stop = async () => {

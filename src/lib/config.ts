@@ -18,6 +18,7 @@ export type Config = Readonly<{
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  bodyTimeoutMs: number;
   maxRequestsPerSocket: number;
   maxConnections: number;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -127,6 +128,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'maxHeaderBytes', env: 'PORTOLAN_MAX_HEADER_BYTES', schema: { type: 'integer', minimum: 1024, maximum: 1024 ** 2 }, default: 16_384, description: 'Largest request head (request line and headers) in bytes; larger ones get 431.' },
   { key: 'headersTimeoutMs', env: 'PORTOLAN_HEADERS_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 10_000, description: 'Time a client has to send the whole request head, in ms; then 408.' },
   { key: 'requestTimeoutMs', env: 'PORTOLAN_REQUEST_TIMEOUT_MS', schema: milliseconds(86_400_000), default: 300_000, description: 'Time a client has to send a whole request, body included, in ms (0: no limit; raise it for large uploads on slow links); then 408.' },
+  { key: 'bodyTimeoutMs', env: 'PORTOLAN_BODY_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 30_000, description: 'Time a request body the server reads whole (not a streamed upload) has to arrive once reading began, in ms; then 408.' },
   { key: 'keepAliveTimeoutMs', env: 'PORTOLAN_KEEP_ALIVE_TIMEOUT_MS', schema: { type: 'integer', minimum: 0, maximum: 3_600_000 }, default: 5000, description: 'How long an idle keep-alive connection stays open, in ms.' },
   { key: 'maxRequestsPerSocket', env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION', schema: { type: 'integer', minimum: 0, maximum: 1_000_000 }, default: 10_000, description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).' },
   { key: 'maxConnections', env: 'PORTOLAN_MAX_CONNECTIONS', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: 4096, description: 'Open connections per role; further ones are refused until some close.' },

@@ -9,7 +9,8 @@ import type { InterfaceRuntime, RuntimeOperation } from './interface-runtime.ts'
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from './route-table.ts';
 import { parseBody, parseCookies, parseQuery } from './request-parsing.ts';
 import { admitBody, mediaTypeOf } from './body-policy.ts';
-import { BodyTooLarge, readBody } from './request-body.ts';
+import { BodyTimeout, BodyTooLarge, readBody } from './request-body.ts';
+import { systemTimers, type Timers } from '../lib/timers.ts';
 import { authenticate, isOpen, missingAuthenticators, type Authenticators } from './security.ts';
 import { describeProblems, toProblems, MAX_PROBLEMS } from './validation-problems.ts';
 
@@ -45,6 +46,10 @@ export type RoleAppOptions = {
   fallbackInterface: string;
   /** Largest buffered body, unless an operation declares its own (`x-portolan-max-body-bytes`). */
   bodyLimitBytes: number;
+  /** How long a buffered body may take to arrive once reading began (default 30 s): then 408. */
+  bodyTimeoutMs?: number;
+  /** Times the body deadline (tests move it). */
+  timers?: Timers;
   logger: Logger;
 };
 
@@ -157,8 +162,9 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     let body: unknown;
     if (operation.body.mode === 'buffer') {
       try {
-        rawBody = await readBody(request.body, limit);
+        rawBody = await readBody(request.body, limit, { timers: options.timers ?? systemTimers, ms: options.bodyTimeoutMs ?? 30_000 });
       } catch (error) {
+        if (error instanceof BodyTimeout) return fail(owner, portolanError('requestTimeout', `The request body did not arrive within ${error.timeoutMs} ms.`), request, operation);
         if (!(error instanceof BodyTooLarge)) throw error;
         return fail(owner, portolanError('payloadTooLarge', `The request body exceeds the limit of ${limit} bytes.`), request, operation);
       }
