@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { systemClock } from '../src/lib/clock.ts';
-import { loadConfig, type Config } from '../src/lib/config.ts';
+import { loadConfig, type Config } from '../src/app/config.ts';
 import { ROLE_NAMES } from '../src/lib/roles.ts';
 import { startSystem, type System } from '../src/app/system.ts';
 import type { Credential } from './auth.ts';

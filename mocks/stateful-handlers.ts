@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { http, passthrough, type HttpHandler } from 'msw';
 import { pino } from 'pino';
 import hyperid from 'hyperid';
-import { loadConfig, type Config } from '../src/lib/config.ts';
+import { loadConfig, type Config } from '../src/app/config.ts';
 import { systemClock, type Clock } from '../src/lib/clock.ts';
 import { ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
 import { INTERFACES, type InterfaceName } from '../src/lib/spec-catalog.ts';

@@ -1,4 +1,5 @@
-import { ConfigError, type Config } from '../lib/config.ts';
+import { ConfigError } from '../lib/config.ts';
+import { type Config } from './config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createIdGenerator, type IdGenerator } from '../lib/ids.ts';

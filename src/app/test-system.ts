@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { loadConfig, type Config } from '../lib/config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createFakeClock } from '../lib/clock.ts';
 import { ROLE_NAMES } from '../lib/roles.ts';
 import { startSystem, type SystemDependencies } from './system.ts';

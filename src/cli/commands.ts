@@ -1,6 +1,7 @@
 // The `portolan` command's work (src/cli/main.ts loads it once the compile cache is on).
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE_ENV, ConfigError, loadConfig, SETTINGS } from '../lib/config.ts';
+import { CONFIG_FILE_ENV, ConfigError } from '../lib/config.ts';
+import { loadConfig, SETTINGS } from '../app/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ROLE_DEFINITIONS } from '../lib/roles.ts';

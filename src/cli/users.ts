@@ -2,7 +2,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../lib/config.ts';
+import { loadConfig } from '../app/config.ts';
 import { systemClock } from '../lib/clock.ts';
 import { openDatabase } from '../stores/open-database.ts';
 import { ALL_MIGRATIONS } from '../app/modules.ts';

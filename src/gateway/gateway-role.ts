@@ -1,4 +1,7 @@
-import type { Config, PoolMemberAddress } from '../lib/config.ts';
+import type { CoreConfig, PoolMemberAddress } from '../lib/config.ts';
+import type { TrafficConfig } from './settings.ts';
+
+type Config = CoreConfig & TrafficConfig;
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';

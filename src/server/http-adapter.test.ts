@@ -4,7 +4,7 @@ import { request as send } from 'undici';
 import { createFakeClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { loadConfig } from '../lib/config.ts';
+import { loadConfig } from '../app/config.ts';
 import { statusOf } from '../lib/errors.ts';
 import { createRoleServer } from './http-adapter.ts';
 import type { Stage } from './stages.ts';

@@ -7,7 +7,7 @@ import { systemTimers, type Timers } from '../lib/timers.ts';
 import { drainWithin } from '../lib/drain.ts';
 import hyperid from 'hyperid';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
-import type { Config } from '../lib/config.ts';
+import type { CoreConfig } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { HandlerResponse } from './handler-types.ts';
@@ -17,7 +17,7 @@ import { closeServer, listenOn } from './listen.ts';
 
 /** What every listener sets on its clients (the settings of the same names). */
 export type ClientLimits = Pick<
-  Config,
+  CoreConfig,
   'maxUrlLength' | 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxRequestsPerSocket' | 'maxConnections'
 >;
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
-import type { Config } from '../lib/config.ts';
+import type { CoreConfig, Setting } from '../lib/config.ts';
 import type { IdGenerator } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RoleName } from '../lib/roles.ts';
@@ -23,8 +23,9 @@ export type TrafficView = {
 };
 
 /** What the composition root gives every module's `create`: passed in, never module-level singletons. */
-export type ModuleContext = {
-  config: Config;
+export type ModuleContext<C = CoreConfig> = {
+  /** The whole configuration; a module reads its own settings from it (typed by its `create`). */
+  config: C;
   clock: Clock;
   logger: Logger;
   ids: IdGenerator;
@@ -63,14 +64,16 @@ export type InterfaceModule = {
   name: string;
   /** Absolute path of the OpenAPI document (fixtures and embedders; default: specs/<name>.yaml). */
   specFile?: string;
+  /** The module's own settings (declared beside it; they join `--help`, the README and the config type). */
+  settings?: readonly Setting[];
   /** Schema changes, each with a version unique across modules (checked as a set at start). */
   migrations?: readonly Migration[];
   /** The interface's error wire shape. */
   errorShape(clock: Clock): ErrorRenderer;
   /** One authenticator per security scheme of the spec, run before anything is parsed. */
-  authenticators?(context: ModuleContext): Authenticators;
+  authenticators?(context: ModuleContext<any>): Authenticators;
   /** Dependency checks this module adds to some roles' /health. */
-  healthChecks?(context: ModuleContext): Partial<Record<RoleName, readonly HealthCheck[]>>;
+  healthChecks?(context: ModuleContext<any>): Partial<Record<RoleName, readonly HealthCheck[]>>;
   /** The handlers, keyed by operationId (`satisfies OperationHandlers<typeof Sdk>`). */
-  create(context: ModuleContext): HandlerMap;
+  create(context: ModuleContext<any>): HandlerMap;
 };

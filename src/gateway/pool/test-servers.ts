@@ -10,7 +10,7 @@ import { renderGatewayError as renderInGatewayShape } from '../../interfaces/rat
 import { createPool, type PoolOptions } from './pool.ts';
 import { createProxy, type Proxy } from './proxy.ts';
 import { captureLogs } from '../../lib/test-logger.ts';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../app/config.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { createRoleServer } from '../../server/http-adapter.ts';
 import { passOnStage } from '../../app/gateway-stages.ts';

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
+import { ConfigError } from '../../lib/config.ts';
+import { loadConfig } from '../../app/config.ts';
 import { createFakeClock } from '../../lib/clock.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
 import { tempSqliteUrl } from '../../app/test-system.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
-import type { Config } from '../../lib/config.ts';
+import type { AccessSessionConfig as Config } from './settings.ts';
 import type { Database } from '../../stores/database.ts';
 import type { AccessSessionDependencies } from './handlers.ts';
 import { createAccessSessions } from './sessions.ts';

@@ -6,10 +6,12 @@ import { renderGatewayError } from '../rate-limit/error-shape.ts';
 import { createAccessSessionDependencies } from './compose.ts';
 import { createAccessSessionHandlers } from './handlers.ts';
 import { ACCESS_SESSION_MIGRATIONS } from './migrations.ts';
+import { ACCESS_SESSION_SETTINGS } from './settings.ts';
 
 /** Interface H: the gateway's access sessions, behind the administrative account. */
 export const accessSessionModule = {
   name: 'access-session',
+  settings: ACCESS_SESSION_SETTINGS,
   migrations: ACCESS_SESSION_MIGRATIONS,
   errorShape: () => renderGatewayError,
   authenticators: (context) => ({

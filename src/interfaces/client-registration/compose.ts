@@ -1,7 +1,10 @@
 import type { AccountStore } from '../../accounts/account-store.ts';
 import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { ConfigError, type Config } from '../../lib/config.ts';
+import { ConfigError, type CoreConfig } from '../../lib/config.ts';
+import type { RegistrationConfig } from './settings.ts';
+
+type Config = RegistrationConfig & Pick<CoreConfig, 'ports'>;
 import type { Logger } from '../../lib/logger.ts';
 import { createDeviceManagementClient } from './device-management.ts';
 import type { ClientRegistrationDependencies } from './handlers.ts';

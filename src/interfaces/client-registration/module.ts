@@ -2,12 +2,14 @@ import type * as Sdk from '../../../generated/client-registration/sdk.gen.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
 import type { InterfaceModule } from '../../server/interface-module.ts';
 import { createClientRegistrationDependencies } from './compose.ts';
+import { REGISTRATION_SETTINGS } from './settings.ts';
 import { renderRegistrationError } from './error-shape.ts';
 import { createClientRegistrationHandlers } from './handlers.ts';
 
 /** Interface D, answered by the gateway's registration stage (src/app/gateway-stages.ts). */
 export const clientRegistrationModule = {
   name: 'client-registration',
+  settings: REGISTRATION_SETTINGS,
   errorShape: () => renderRegistrationError,
   create: (context) =>
     createClientRegistrationHandlers(

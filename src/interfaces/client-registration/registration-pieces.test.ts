@@ -3,7 +3,8 @@ import { agentOf, clientAppName } from './client-app-name.ts';
 import { readRegistrationForm } from './registration-form.ts';
 import { renderRegistrationError } from './error-shape.ts';
 import { portolanError, type Problem } from '../../lib/errors.ts';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
+import { ConfigError } from '../../lib/config.ts';
+import { loadConfig } from '../../app/config.ts';
 import { loadSpec } from '../../lib/spec-catalog.ts';
 
 t.test('the agent comes from the User-Agent: android first, then ios, else default', async (t) => {

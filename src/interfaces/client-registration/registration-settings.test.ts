@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createServer } from 'node:net';
 import { registerClient } from '../../../generated/client-registration/sdk.gen.ts';
-import type { Config } from '../../lib/config.ts';
+import type { Config } from '../../app/config.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { Handler } from '../../server/handler-types.ts';
 import { startTestSystem } from '../../app/test-system.ts';

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { ConfigError, loadConfig, SETTINGS } from './config.ts';
+import { ConfigError } from '../lib/config.ts';
+import { loadConfig, SETTINGS } from './config.ts';
 
 t.test('defaults give every role its DESIGN.md port and the embedded store', async (t) => {
   const config = loadConfig({});
@@ -71,4 +72,12 @@ t.test('overrides (tests, embedding) go through the same decoder as every other 
   const error = t.throws(() => loadConfig({}, { bodyLimitBytes: -5, roles: ['ship'] as never, logLevel: 'loud' as never })) as ConfigError;
   t.match(error.problems, [/override bodyLimitBytes must be >= 1/, /override logLevel must be one of/, /override roles must match pattern/]);
   t.throws(() => loadConfig({}, { nonsense: 1 } as never), /override: unknown setting 'nonsense'/);
+});
+
+t.test('an interface\'s settings are declared beside it and join the configuration through its module', async (t) => {
+  const { clientRegistrationModule } = await import('../interfaces/client-registration/module.ts');
+  const { REGISTRATION_SETTINGS } = await import('../interfaces/client-registration/settings.ts');
+  t.equal(clientRegistrationModule.settings, REGISTRATION_SETTINGS);
+  for (const setting of REGISTRATION_SETTINGS) t.ok(SETTINGS.includes(setting), `${setting.env} is a setting of the system`);
+  t.equal(loadConfig({ PORTOLAN_REGISTRATION_PATH: '/register' }).registrationPath, '/register', 'decoded from the environment like any other');
 });
