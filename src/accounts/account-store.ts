@@ -28,7 +28,11 @@ export interface AccountStore {
   changes(): number;
 }
 
-export type AccountStoreOptions = { clock: Clock };
+export type AccountStoreOptions = {
+  clock: Clock;
+  /** Compares a password with a stored hash (default: scrypt's, password-hash.ts); tests count the calls. */
+  verifyPassword?: (password: string, encoded: string) => Promise<boolean>;
+};
 
 /** Names are data on the wire (basic auth, form fields): bounded, printable, no colon in a username. */
 export function accountNameProblem(kind: 'profile' | 'username', value: string): string | undefined {
@@ -60,8 +64,9 @@ export function createAccountStore(db: Database, options: AccountStoreOptions): 
   let changes = 0;
   // Compared against when the user is unknown, so that answer takes as long as a wrong password.
   let decoy: Promise<string> | undefined;
+  const verify = options.verifyPassword ?? verifyPassword;
   const burnOneHash = async (password: string) => {
-    await verifyPassword(password, await (decoy ??= hashPassword(randomBytes(16).toString('hex'))));
+    await verify(password, await (decoy ??= hashPassword(randomBytes(16).toString('hex'))));
   };
 
   const prepare = async (profile: string, username: string, password: string) => {
@@ -111,7 +116,7 @@ export function createAccountStore(db: Database, options: AccountStoreOptions): 
     },
     async verify(profile, username, password) {
       const [row] = await db.query<{ password_hash: string }>('SELECT password_hash FROM account_users WHERE profile = $1 AND username = $2', [profile, username]);
-      if (row) return (await verifyPassword(password, row.password_hash)) ? 'allow' : 'deny';
+      if (row) return (await verify(password, row.password_hash)) ? 'allow' : 'deny';
       await burnOneHash(password);
       const started = await db.query('SELECT 1 AS found FROM account_users WHERE profile = $1 LIMIT 1', [profile]);
       return started.length > 0 ? 'deny' : 'not_started';

@@ -29,6 +29,9 @@ export const ERROR_CODES = {
   sessionNotFound: { status: 404, message: 'No access session with this id (unknown or expired).' },
   missingSessionVariable: { status: 409, message: 'The session lacks a variable this operation needs.' },
   invalidToken: { status: 400, message: 'The identity token cannot be parsed.' },
+  objectNotFound: { status: 404, message: 'The requested object was not found.' },
+  objectExists: { status: 409, message: 'The requested object already exists.' },
+  objectReferenceInvalid: { status: 400, message: 'The request names an object that does not exist.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

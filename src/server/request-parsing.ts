@@ -1,6 +1,6 @@
-import { portolanError, type PortolanError } from '../lib/errors.ts';
+import { portolanError, type Result } from '../lib/errors.ts';
 
-export type ParseResult = { ok: true; value: unknown } | { ok: false; error: PortolanError };
+export type ParseResult = Result<unknown>;
 
 /** Query string to a plain object without a prototype; repeated keys become arrays. */
 export function parseQuery(queryString: string): Record<string, unknown> {

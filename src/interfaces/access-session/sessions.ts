@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../lib/errors.ts';
+import type { ErrorCode, Result } from '../../lib/errors.ts';
 /**
  * Access sessions of the gateway: their lifetime, the seed's jwt-parse agent run on them and the
  * authorization redirect built from them. Expected failures are values; the HTTP handlers map them.
@@ -34,9 +34,9 @@ export type FailureKind = Extract<ErrorCode, 'sessionNotFound' | 'missingSession
 export type SessionFailure<K extends FailureKind = FailureKind> = { kind: K; message: string };
 
 /** A result, or one of the expected failures `K` the operation can meet. */
-export type Outcome<T, K extends FailureKind> = { ok: true; value: T } | { ok: false; failure: SessionFailure<K> };
+export type Outcome<T, K extends FailureKind> = Result<T, SessionFailure<K>>;
 
-const fail = <K extends FailureKind>(kind: K, message: string) => ({ ok: false as const, failure: { kind, message } });
+const fail = <K extends FailureKind>(kind: K, message: string) => ({ ok: false as const, error: { kind, message } });
 const notFound = (id: string) => fail('sessionNotFound', `no access session ${id} (unknown or expired)`);
 const missing = (name: string, id: string) => fail('missingSessionVariable', `${name} is not set in session ${id}`);
 

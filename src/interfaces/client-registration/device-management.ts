@@ -1,3 +1,4 @@
+import type { Result } from '../../lib/errors.ts';
 import { createClient } from '../../../generated/device-config/client/index.ts';
 import * as device from '../../../generated/device-config/sdk.gen.ts';
 import type { OauthClientAppInput } from '../../../generated/device-config/types.gen.ts';
@@ -5,7 +6,8 @@ import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
 import { basicAuthorization } from '../../accounts/basic-auth.ts';
 
 /** A management call's outcome: a failure carries the message registration reports as `error-message`. */
-export type ManagementResult<T> = { ok: true; value: T } | { ok: false; message: string };
+/** A management call's outcome: its value, or the device's message (never request details). */
+export type ManagementResult<T> = Result<T, string>;
 
 export type CreatedClientApp = { partition: string; name: string; clientId: string; clientSecret: string };
 
@@ -39,7 +41,7 @@ export function createDeviceManagementClient(options: DeviceManagementOptions): 
   const { username, password } = options.credentials;
 
   async function call(send: (client: ReturnType<typeof createClient>, signal: AbortSignal) => Promise<SdkResult>): Promise<ManagementResult<unknown>> {
-    if (password === undefined) return { ok: false, message: 'the management credentials are not configured on the gateway' };
+    if (password === undefined) return { ok: false, error: 'the management credentials are not configured on the gateway' };
     const client = createClient({ baseUrl: options.baseUrl(), headers: { authorization: basicAuthorization(username, password) } });
     let result: SdkResult;
     try {
@@ -48,7 +50,7 @@ export function createDeviceManagementClient(options: DeviceManagementOptions): 
       result = { error };
     }
     if (result.response?.ok) return { ok: true, value: result.data };
-    return { ok: false, message: failureMessage(result, timeoutMs) };
+    return { ok: false, error: failureMessage(result, timeoutMs) };
   }
 
   return {
@@ -57,7 +59,7 @@ export function createDeviceManagementClient(options: DeviceManagementOptions): 
       if (!result.ok) return result;
       const app = result.value as Partial<CreatedClientApp> | undefined;
       if (typeof app?.clientId !== 'string' || typeof app.clientSecret !== 'string') {
-        return { ok: false, message: 'the management interface answered without clientId and clientSecret' };
+        return { ok: false, error: 'the management interface answered without clientId and clientSecret' };
       }
       return { ok: true, value: { partition: app.partition ?? 'Common', name: app.name ?? body.name, clientId: app.clientId, clientSecret: app.clientSecret } };
     },

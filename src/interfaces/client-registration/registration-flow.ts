@@ -57,22 +57,22 @@ export function createRegistrationFlow(deps: RegistrationFlowDependencies) {
 
     const name = clientAppName(form.username, agentOf(userAgent), Math.floor(deps.clock.nowMs() / 1000));
     const created = await management.createClientApp({ name, appName: name, authType: 'secret', grantPassword: 'enabled', scopes: settings.scopes });
-    if (!created.ok) return failed('creation', name, created.message);
+    if (!created.ok) return failed('creation', name, created.error);
 
     const undo = async () => {
       const deleted = await management.deleteClientApp(created.value.partition, created.value.name);
       // Nothing more can be done here; the operator finds the leftover by its name in the log.
-      if (!deleted.ok) logger.error({ clientApp: name, message: deleted.message }, 'registration could not delete the client application it created');
+      if (!deleted.ok) logger.error({ clientApp: name, message: deleted.error }, 'registration could not delete the client application it created');
     };
     const bound = await management.bindClientApp(settings.partition, settings.oauthProfile, name);
     if (!bound.ok) {
       await undo();
-      return failed('binding', name, bound.message);
+      return failed('binding', name, bound.error);
     }
     const applied = await management.applyAccessPolicy(settings.partition, settings.accessPolicy);
     if (!applied.ok) {
       await undo();
-      return failed('synchronization', name, applied.message);
+      return failed('synchronization', name, applied.error);
     }
     logger.info({ clientApp: name }, 'client application registered');
     return { ok: true, clientId: created.value.clientId, clientSecret: created.value.clientSecret };

@@ -3,7 +3,7 @@ import type * as Sdk from '../../../generated/device-config/sdk.gen.ts';
 import { randomBytes } from 'node:crypto';
 import type * as F from '../../../generated/device-config/types.gen.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
-import { alreadyExists, deviceError, fullPath, notFound } from './device-errors.ts';
+import { alreadyExists, deviceFailure, fullPath, notFound, unknownReference } from './device-errors.ts';
 import { toAccessProfile, toBinding, toOauthClientApp } from './oauth-objects.ts';
 import type { DeviceOauthStore } from './oauth-store.ts';
 
@@ -69,9 +69,9 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
         return notFound('OAuth profile', partition, oauthProfile);
       case 'app-not-found':
         // The body names something that does not exist: a bad request, not a missing resource.
-        return deviceError(400, notFound('OAuth client app', partition, body.name).body.message);
+        return unknownReference('OAuth client app', partition, body.name);
       case 'already-bound':
-        return deviceError(409, `01020066:3: The requested client app (${fullPath(partition, body.name)}) already exists in OAuth profile (${fullPath(partition, oauthProfile)}).`);
+        return deviceFailure('objectExists', `01020066:3: The requested client app (${fullPath(partition, body.name)}) already exists in OAuth profile (${fullPath(partition, oauthProfile)}).`);
     }
   };
 
