@@ -72,6 +72,10 @@ export type CreateAccessSessionErrors = {
      */
     401: GatewayError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: GatewayError;
+    /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: GatewayError;

@@ -68,6 +68,10 @@ export type RegisterClientErrors = {
      */
     403: RegistrationError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: RegistrationError;
+    /**
      * Designed; the body is longer than the configured cap (`maxBodyBytes`, default 1048576 bytes).
      */
     413: RegistrationError;

@@ -561,6 +561,10 @@ export type CreateRuleErrors = {
      */
     401: DeviceError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
      * A script object with this name already exists in the partition (designed, after the real product).
      */
     409: DeviceError;
@@ -695,6 +699,10 @@ export type PatchRuleErrors = {
      */
     404: DeviceError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: DeviceError;
@@ -795,6 +803,10 @@ export type PatchDbVariableErrors = {
      */
     404: DeviceError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: DeviceError;
@@ -827,6 +839,10 @@ export type CreateOauthClientAppErrors = {
      * The username and password are missing or wrong.
      */
     401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
     /**
      * A client application with this name already exists (designed, after the real product).
      */
@@ -918,6 +934,10 @@ export type BindOauthClientAppErrors = {
      */
     404: DeviceError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
      * The application is already bound to this profile (designed).
      */
     409: DeviceError;
@@ -967,6 +987,10 @@ export type ApplyAccessPolicyErrors = {
      * No access profile with this name in the partition (designed).
      */
     404: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
     /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
@@ -1067,6 +1091,10 @@ export type DeployDeclarationErrors = {
      * The username and password are missing or wrong.
      */
     401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
     /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */

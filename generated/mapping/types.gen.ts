@@ -316,6 +316,10 @@ export type CreateChartErrors = {
      */
     400: Error;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: Error;
+    /**
      * The request body is larger than the server's configured limit (designed; `PORTOLAN_BODY_LIMIT`, 1 MiB by default). Nothing is stored.
      */
     413: Error;
@@ -528,6 +532,10 @@ export type CreateResourceErrors = {
      * Invalid resource input.
      */
     400: Error;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: Error;
     /**
      * The request body is larger than the server's configured limit (designed; `PORTOLAN_BODY_LIMIT`, 1 MiB by default). Nothing is stored.
      */

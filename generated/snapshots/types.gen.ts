@@ -359,6 +359,10 @@ export type LoginDiagnosticsUserErrors = {
      */
     406: DiagnosticsError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DiagnosticsError;
+    /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: DiagnosticsError;
@@ -612,6 +616,10 @@ export type UpdateSnapshotErrors = {
      *
      */
     406: DiagnosticsError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DiagnosticsError;
     /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */

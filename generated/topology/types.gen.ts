@@ -398,6 +398,10 @@ export type LoginManagementUserErrors = {
      */
     401: RestError;
     /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: RestError;
+    /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: RestError;
@@ -430,6 +434,10 @@ export type ExchangeRefreshTokenErrors = {
      * The refresh token is unknown or has expired.
      */
     401: RestError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: RestError;
     /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
@@ -465,6 +473,10 @@ export type CreateTopologyErrors = {
      * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
      */
     401: RestError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: RestError;
     /**
      * An object named in the template already exists on the management system.
      */
