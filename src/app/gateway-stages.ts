@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { RoleApp, ErrorRenderer } from '../server/role-app.ts';
 import type { Stage, StageResponse, StagedRequest } from '../server/stages.ts';
 import { hasBody } from '../server/body-policy.ts';
+import { splitTarget } from '../server/request-parsing.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
 import type { RateLimiter } from '../gateway/rate-limit/index.ts';
 import type { Proxy } from '../gateway/pool/index.ts';
@@ -41,10 +42,7 @@ const CLIENT_CLOSED = 499;
 export function createGatewayStages(options: GatewayStageOptions): Stage[] {
   const { app, registration, renderError } = options;
   const gatewayError = (request: StagedRequest, code: ErrorCode, message: string) => renderError(portolanError(code, message), request);
-  const pathOf = (url: string) => {
-    const queryStart = url.indexOf('?');
-    return queryStart === -1 ? url : url.slice(0, queryStart);
-  };
+  const pathOf = (url: string) => splitTarget(url).path;
 
   const limit: Stage = async (request) => {
     if (request.method === 'GET' && pathOf(request.url) === STATUS_PATH) return undefined;

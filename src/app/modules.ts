@@ -22,5 +22,8 @@ export const MODULES: readonly InterfaceModule[] = [
   accessSessionModule,
 ];
 
-/** Every schema change of the system: the accounts' and each module's (versions unique across them). */
-export const ALL_MIGRATIONS: readonly Migration[] = [...ACCOUNT_MIGRATIONS, ...MODULES.flatMap((m) => m.migrations ?? [])];
+/** The schema changes of a system serving `modules`: the accounts' and each module's (versions unique across them). */
+export const migrationsOf = (modules: readonly InterfaceModule[]): readonly Migration[] => [...ACCOUNT_MIGRATIONS, ...modules.flatMap((m) => m.migrations ?? [])];
+
+/** Every schema change of the system (the users CLI migrates with it too). */
+export const ALL_MIGRATIONS = migrationsOf(MODULES);

@@ -10,7 +10,6 @@ import { createResponseChecker } from '../lib/contract/response-check.ts';
 import { openDatabase } from '../stores/open-database.ts';
 import type { Database, PingResult } from '../stores/database.ts';
 import { createAccountStore, type AccountStore } from '../accounts/account-store.ts';
-import { ACCOUNT_MIGRATIONS } from '../accounts/migrations.ts';
 import { ADMIN_PROFILE, bootstrapAdmin } from '../accounts/admin-bootstrap.ts';
 import { createBasicAuthenticator } from '../accounts/basic-auth.ts';
 import type { HandlerMap } from '../server/handler-types.ts';
@@ -24,7 +23,7 @@ import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
 import { createGatewayStages } from './gateway-stages.ts';
 import { createGatewayParts, type GatewayParts } from '../gateway/gateway-role.ts';
 import type { CounterStore } from '../gateway/rate-limit/index.ts';
-import { ALL_MIGRATIONS, MODULES } from './modules.ts';
+import { migrationsOf, MODULES } from './modules.ts';
 
 /** A role listening in this process: its app, its request path (the stages the adapter runs), where it listens. */
 export type RunningRole = { role: RoleName; app: RoleApp; stages: readonly Stage[]; url: string; port: number };
@@ -80,7 +79,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   const modules = deps.modules ?? MODULES;
   const [runtimes, database] = await Promise.all([
     Promise.all(modules.map(runtimeOf)),
-    openDatabase(config.database, { migrations: deps.modules ? [...ACCOUNT_MIGRATIONS, ...modules.flatMap((m) => m.migrations ?? [])] : ALL_MIGRATIONS, logger: deps.logger }),
+    openDatabase(config.database, { migrations: migrationsOf(modules), logger: deps.logger }),
   ]);
   const accounts = createAccountStore(database, { clock: deps.clock });
   const admin = await bootstrapAdmin(accounts, {

@@ -60,9 +60,12 @@ export function admitBody(policy: BodyPolicy, headers: Record<string, string | s
     return portolanError('unsupportedMediaType', message);
   }
   const declared = Number(headers['content-length'] ?? 0);
-  if (declared > limit) return portolanError('payloadTooLarge', `The request body exceeds the limit of ${limit} bytes.`);
+  if (declared > limit) return tooLarge(limit);
   return undefined;
 }
+
+/** The 413 of a body over `limit` bytes, declared or counted. */
+export const tooLarge = (limit: number) => portolanError('payloadTooLarge', `The request body exceeds the limit of ${limit} bytes.`);
 
 function matches(declared: string, mediaType: string): boolean {
   if (mediaType === '') return false;

@@ -144,3 +144,11 @@ t.test('HEAD is answered wherever GET is, without a body, and listed in Allow', 
   t.equal(wrong.headers.allow, 'GET, HEAD');
   await wrong.body.dump();
 });
+
+t.test('an unknown path is not repeated in the 404', async (t) => {
+  const response = await send(`${system.url('mapping')}/no/such/path-with-s3cret-token`);
+  t.equal(response.statusCode, 404);
+  const text = await response.body.text();
+  t.notMatch(text, /s3cret/);
+  t.same(JSON.parse(text), { status: 'error', message: 'No resource at this path.' });
+});

@@ -47,10 +47,11 @@ export type RoleServer = {
 };
 
 /** Node's parser errors and timeouts, as the registry's codes (anything else is a malformed request). */
-const CLIENT_ERRORS: Record<string, ErrorCode> = {
-  HPE_HEADER_OVERFLOW: 'headersTooLarge',
-  ERR_HTTP_REQUEST_TIMEOUT: 'requestTimeout',
+const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: { code: 'headersTooLarge', message: 'The request head (request line and headers) is larger than the limit.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'requestTimeout', message: 'The request was not received within the time limit.' },
 };
+const MALFORMED = { code: 'invalidRequest', message: 'The request is not valid HTTP/1.1.' } as const;
 
 /**
  * The one HTTP adapter: the only code that touches sockets. It sets the client limits, gives every
@@ -78,9 +79,14 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     const started = process.hrtime.bigint();
     if (req.method === 'GET' && req.url === '/metrics') {
       // Observability, not part of any interface's contract: answered before the stages.
-      const text = await options.metrics.render();
-      res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
-      res.end(text);
+      try {
+        const text = await options.metrics.render();
+        res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      } catch (error) {
+        log.error({ err: error }, 'metrics could not be rendered');
+        res.writeHead(500).end();
+      }
       return;
     }
     const requestId = nextId();
@@ -144,8 +150,10 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.maxConnections = limits.maxConnections;
 
-  /** An answer of the adapter's own, in the role's shape, closing the connection. */
-  /** (`headers` when the request head was read: an interface that negotiates its format, C, answers in the asked one.) */
+  /**
+   * An answer of the adapter's own, in the role's shape, closing the connection (`headers` when the
+   * request head was read: an interface that negotiates its format, C, answers in the asked one).
+   */
   function refusal(code: ErrorCode, message: string, headers: IncomingMessage['headers'] = {}): StageResponse {
     const rendered = options.renderError(portolanError(code, message), { headers });
     return { ...rendered, headers: { ...rendered.headers, connection: 'close' } };
@@ -167,8 +175,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   }
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const code = CLIENT_ERRORS[error.code ?? ''] ?? 'invalidRequest';
-    const message = code === 'invalidRequest' ? 'The request is not valid HTTP/1.1.' : code === 'requestTimeout' ? `The request was not received within the time limit.` : ERROR_MESSAGE_431;
+    const { code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
     refuseOnSocket(socket, code, message);
   });
   // A connection a stage set an idle limit on (the gateway's registration session) and that went quiet.
@@ -179,8 +186,6 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
 
   return { server, listen: (port, host) => listenOn(server, port, host), close: (timeoutMs) => closeServer(server, timeoutMs) };
 }
-
-const ERROR_MESSAGE_431 = 'The request head (request line and headers) is larger than the limit.';
 
 /** Socket controls for stages (the gateway's registration bounds its connection). */
 function connectionControl(req: IncomingMessage, log: Logger, requestId: string, timers: Timers): ConnectionControl {
@@ -283,15 +288,4 @@ function writeHead(res: ServerResponse, response: HandlerResponse, requestId: st
     }
   }
   res.writeHead(response.status, headers as Record<string, string | string[]>);
-}
-
-/** Writes a whole answer at once (callers outside the staged path: the gateway's old adapter). */
-export function writeResponse(res: ServerResponse, response: HandlerResponse, requestId: string, bodyUnread = false) {
-  writeHead(res, response, requestId, bodyUnread);
-  if (response.body instanceof Readable) {
-    response.body.once('error', () => res.destroy());
-    response.body.pipe(res);
-    return;
-  }
-  res.end(payloadOf(response));
 }

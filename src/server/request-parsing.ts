@@ -2,6 +2,12 @@ import { portolanError, type Result } from '../lib/errors.ts';
 
 export type ParseResult = Result<unknown>;
 
+/** A request target (origin-form) as its path and its query string (without the `?`). */
+export function splitTarget(url: string): { path: string; query: string } {
+  const queryStart = url.indexOf('?');
+  return queryStart === -1 ? { path: url, query: '' } : { path: url.slice(0, queryStart), query: url.slice(queryStart + 1) };
+}
+
 /** Query string to a plain object without a prototype; repeated keys become arrays. */
 export function parseQuery(queryString: string): Record<string, unknown> {
   const query: Record<string, unknown> = Object.create(null);

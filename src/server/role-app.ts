@@ -7,8 +7,8 @@ import type { Logger } from '../lib/logger.ts';
 import type { HandlerMap, HandlerRequest, HandlerResponse } from './handler-types.ts';
 import type { InterfaceRuntime, RuntimeOperation } from './interface-runtime.ts';
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from './route-table.ts';
-import { parseBody, parseCookies, parseQuery } from './request-parsing.ts';
-import { admitBody, mediaTypeOf } from './body-policy.ts';
+import { parseBody, parseCookies, parseQuery, splitTarget } from './request-parsing.ts';
+import { admitBody, mediaTypeOf, tooLarge } from './body-policy.ts';
 import { BodyTimeout, BodyTooLarge, readBody } from './request-body.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { authenticate, isOpen, missingAuthenticators, type Authenticators } from './security.ts';
@@ -112,7 +112,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   /** A thrown failure (handler or authenticator): 503 when the store is down, else a logged 500. */
   const failed = (owner: RoleInterface, operation: RuntimeOperation, request: IncomingRequest, error: unknown): RoleResponse => {
     // A streamed body that went over its operation's limit while the handler read it.
-    if (error instanceof BodyTooLarge) return fail(owner, portolanError('payloadTooLarge', `The request body exceeds the limit of ${error.limit} bytes.`), request, operation);
+    if (error instanceof BodyTooLarge) return fail(owner, tooLarge(error.limit), request, operation);
     if (isDatabaseError(error, 'unavailable') || isDatabaseError(error, 'closed')) {
       options.logger.warn({ err: error, operationId: operation.operationId, requestId: request.requestId }, 'store unavailable');
       return fail(owner, portolanError('unavailable', 'The store is unavailable; try again later.'), request, operation);
@@ -122,14 +122,14 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   };
 
   async function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
-    const queryStart = request.url.indexOf('?');
-    const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+    const { path, query: queryString } = splitTarget(request.url);
     // HEAD is served wherever GET is (RFC 9110 9.3.2): the same answer, whose body node:http leaves out.
     const match = routes.find(request.method, path) ?? (request.method === 'HEAD' ? routes.find('GET', path) : undefined);
     if (!match) {
       const served = routes.allowedMethods(path);
       const allowed = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
-      if (allowed.length === 0) return fail(fallback, portolanError('notFound', `No resource at ${request.method} ${truncate(path)}.`), request);
+      // The path is not repeated: an answer never echoes the request.
+      if (allowed.length === 0) return fail(fallback, portolanError('notFound'), request);
       const owner = byInterface.get(routes.find(served[0]!, path)!.operation.interfaceName) ?? fallback;
       const response = fail(owner, portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`), request);
       return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };
@@ -166,14 +166,14 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       } catch (error) {
         if (error instanceof BodyTimeout) return fail(owner, portolanError('requestTimeout', `The request body did not arrive within ${error.timeoutMs} ms.`), request, operation);
         if (!(error instanceof BodyTooLarge)) throw error;
-        return fail(owner, portolanError('payloadTooLarge', `The request body exceeds the limit of ${limit} bytes.`), request, operation);
+        return fail(owner, tooLarge(limit), request, operation);
       }
       const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
       if (!parsed.ok) return fail(owner, parsed.error, request, operation);
       body = parsed.value;
     }
 
-    const query = parseQuery(queryStart === -1 ? '' : request.url.slice(queryStart + 1));
+    const query = parseQuery(queryString);
     for (const name of operation.arrayQueryParameters) {
       if (typeof query[name] === 'string') query[name] = [query[name]];
     }
@@ -254,8 +254,6 @@ function limitedStream(body: Readable, limit: number): Readable {
 }
 
 const EMPTY: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
-
-const truncate = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}...` : s);
 
 function lowerKeys(headers: HandlerResponse['headers']) {
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));

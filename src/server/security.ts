@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PortolanError } from '../lib/errors.ts';
+import { parseBasicAuth } from '../accounts/basic-auth.ts';
 
 /** A security scheme of a spec's `components.securitySchemes`, by its name there. */
 export type SecurityScheme = {
@@ -90,13 +91,6 @@ export function basicScheme(
     const header = request.authorization;
     if (header === undefined || header === '') return { ok: false, error: { code, message: refusal.missing }, headers };
     if (!(await check(header, remoteAddress))) return { ok: false, error: { code, message: refusal.wrong }, headers };
-    return { ok: true, principal: basicUser(header) };
+    return { ok: true, principal: parseBasicAuth(header)?.username };
   };
-}
-
-/** The user name of a basic Authorization header (already checked). */
-function basicUser(header: string): string | undefined {
-  const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon > 0 ? decoded.slice(0, colon) : undefined;
 }

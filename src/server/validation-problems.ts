@@ -39,7 +39,7 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined): P
 }
 
 /** `body.name must be string`, `query.limit must be >= 1`, `request must have required property 'requestBody'`. */
-export function describeProblem(problem: Problem): string {
+function describeProblem(problem: Problem): string {
   const where = problem.pointer === '' ? 'request' : problem.pointer.slice(1).split('/').map(unescapeSegment).join('.');
   const extra = problem.keyword === 'additionalProperties' ? ` (only the properties the spec lists are allowed)` : '';
   const allowed = problem.keyword === 'enum' ? ` (${(problem.params?.allowedValues as unknown[]).join(', ')})` : '';

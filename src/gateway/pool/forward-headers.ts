@@ -32,15 +32,3 @@ export function upstreamHeaders(rawHeaders: readonly string[], clientAddress: st
   if (forwardedFor.length > 0) headers.push('X-Forwarded-For', forwardedFor.join(', '));
   return headers;
 }
-
-/** The request target as a path: absolute-form (`GET http://host/path`) is reduced to its path. */
-export function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  if (url.startsWith('/')) return url;
-  try {
-    const parsed = new URL(url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return url;
-  }
-}

@@ -1,7 +1,7 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Cancel, Timers } from '../../lib/timers.ts';
-import { pathOf, upstreamHeaders } from './forward-headers.ts';
+import { upstreamHeaders } from './forward-headers.ts';
 import { endToEndHeaders } from './hop-by-hop.ts';
 import { upstreamFailure, type ProxyErrorCode } from './upstream-failure.ts';
 
@@ -10,7 +10,7 @@ export type { ProxyErrorCode } from './upstream-failure.ts';
 /** One request to pass on, as any HTTP server received it. */
 export type ProxyRequest = {
   method: string;
-  /** The request target as received (origin-form, or absolute-form reduced to its path). */
+  /** The request target in origin-form (the adapter reduces an absolute-form target to its path). */
   url: string;
   /** The client's header fields as a flat list (`[name, value, ...]`, node:http's `rawHeaders`). */
   rawHeaders: readonly string[];
@@ -80,7 +80,7 @@ export async function exchangeWithMember(upstream: Pick<Dispatcher, 'request'>, 
   try {
     response = await upstream.request({
       method: request.method as Dispatcher.HttpMethod,
-      path: pathOf(request.url),
+      path: request.url,
       headers: upstreamHeaders(request.rawHeaders, request.clientAddress),
       body: feed?.stream ?? null,
       signal: abort.signal,

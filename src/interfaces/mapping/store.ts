@@ -8,7 +8,6 @@ export interface MappingStore {
   getChart(id: string): Promise<ChartRecord | undefined>;
   /** Every chart, oldest first. */
   listCharts(): Promise<ChartRecord[]>;
-  listVessels(): Promise<VesselDetailed[]>;
   /** Every vessel's basic fields (id, type, crew, status), in survey order. */
   listVesselSummaries(): Promise<Pick<VesselDetailed, 'id' | 'type' | 'crew' | 'status'>[]>;
   getVessel(id: string): Promise<VesselDetailed | undefined>;
@@ -81,7 +80,6 @@ export function createSqlMappingStore(db: Database): MappingStore {
     async listCharts() {
       return (await db.query('SELECT id, name, completed, date, landmarks, risk_level FROM mapping_charts ORDER BY seq')).map(toChartRecord);
     },
-    listVessels: vessels,
     listVesselSummaries: vesselSummaries,
     async getVessel(id) {
       return (await vesselsById()).get(id);
