@@ -11,12 +11,13 @@ import { fileURLToPath } from 'node:url';
 const HTTP_MODULES = ['^(node:)?(http|https|http2)$', '(^|/)node_modules/(openapi-backend|find-my-way)/'];
 
 /**
- * Files under src/interfaces/ that are not domain code: the HTTP <-> domain layer (handlers.ts,
- * module.ts, and error-shape.ts, the interface's error wire shape), tests, their fixtures and helpers
+ * Files under src/interfaces/ that are not domain code: the HTTP <-> domain layer (handlers.ts and
+ * <part>-handlers.ts, module.ts, and error-shape.ts, the interface's error wire shape), tests, their fixtures and helpers
  * (test-*.ts, *-test-helpers.ts, test-helpers/).
  */
 const INTERFACE_EDGE = [
   '(^|/)handlers\\.ts$',
+  '-handlers\\.ts$',
   '(^|/)module\\.ts$',
   '(^|/)error-shape\\.ts$',
   '\\.test\\.ts$',
@@ -25,6 +26,9 @@ const INTERFACE_EDGE = [
   '-test-helpers?\\.ts$',
   '/test-helpers?/',
 ];
+
+/** Tests of traffic code, their fixtures, helpers and harnesses: they may start the whole system. */
+const TRAFFIC_TEST_FILES = ['\\.test\\.ts$', '/fixtures/', '(^|/)test-[^/]*\\.ts$', '-harness\\.ts$'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -40,11 +44,12 @@ export default {
       name: 'server-imports-no-interface',
       comment:
         'src/server/ is the one HTTP adapter: it serves whatever modules the composition root (src/app/) hands it, ' +
-        'so it imports no interface, not the composition root and not a second adapter (src/gateway/).',
+        'so it imports no interface, not the composition root, not a second adapter (src/gateway/) and not the ' +
+        'traffic machinery (src/traffic/), which the composition root wires in.',
       severity: 'error',
       // Its tests run it inside the whole system (src/app/test-system.ts), as a user would.
       from: { path: '^src/server/', pathNot: '\\.test\\.ts$' },
-      to: { path: '^src/(interfaces|app|gateway)/' },
+      to: { path: '^src/(interfaces|app|gateway|traffic)/' },
     },
     {
       name: 'domain-imports-no-http',
@@ -58,18 +63,28 @@ export default {
     {
       name: 'traffic-imports-no-adapter',
       comment:
-        'src/gateway/ (pools, the health monitor, the proxy, the rate limiter) is traffic machinery the gateway stages ' +
-        'use: it answers nothing itself, so it imports neither the HTTP adapter nor the composition root (tests aside).',
+        'src/traffic/ (pools, the health monitor, the proxy, the device\'s virtual servers) and src/gateway/ (the rate ' +
+        'limiter, the gateway role) are traffic machinery: they answer nothing through the HTTP adapter, so they import ' +
+        'neither the adapter nor the composition root (tests aside).',
       severity: 'error',
-      from: { path: '^src/gateway/', pathNot: ['\\.test\\.ts$', '/fixtures/', '(^|/)test-[^/]*\\.ts$', '-harness\\.ts$'] },
+      from: { path: '^src/(gateway|traffic)/', pathNot: TRAFFIC_TEST_FILES },
       to: { path: '^src/(server|app)/' },
+    },
+    {
+      name: 'traffic-imports-no-role',
+      comment:
+        'src/traffic/ is shared by the gateway and the device\'s deployed services, so it knows neither: it imports ' +
+        'nothing from src/gateway/ or src/interfaces/ (tests aside); they import it.',
+      severity: 'error',
+      from: { path: '^src/traffic/', pathNot: TRAFFIC_TEST_FILES },
+      to: { path: '^src/(gateway|interfaces)/' },
     },
     {
       name: 'lib-imports-nothing-above',
       comment: 'src/lib/ is underneath everything: errors, config, clock, ids, logger. It imports no layer above it.',
       severity: 'error',
       from: { path: '^src/lib/' },
-      to: { path: '^src/(interfaces|server|app|gateway)/' },
+      to: { path: '^src/(interfaces|server|app|gateway|traffic)/' },
     },
   ],
   options: {

@@ -28,11 +28,12 @@ t.test('a cycle is reported', async (t) => {
   t.same(reported('no-circular'), ['no-circular: src/lib/cycle-a.ts -> src/lib/cycle-b.ts']);
 });
 
-t.test('the HTTP adapter importing an interface, the composition root or the gateway is reported', async (t) => {
+t.test('the HTTP adapter importing an interface, the composition root, the gateway or traffic code is reported', async (t) => {
   t.same(reported('server-imports-no-interface'), [
     'server-imports-no-interface: src/server/wiring.ts -> src/app/compose.ts',
     'server-imports-no-interface: src/server/wiring.ts -> src/gateway/proxy.ts',
     'server-imports-no-interface: src/server/wiring.ts -> src/interfaces/charts/module.ts',
+    'server-imports-no-interface: src/server/wiring.ts -> src/traffic/balance.ts',
   ]);
 });
 
@@ -46,24 +47,40 @@ t.test('domain code importing node:http, node:https, openapi-backend, find-my-wa
   ], 'type-only imports count; handlers.ts, module.ts, a test, a test helper and a fixture importing HTTP are not reported');
 });
 
-t.test('src/lib/ importing an interface, the adapter, the composition root or the gateway is reported', async (t) => {
+t.test('src/lib/ importing an interface, the adapter, the composition root, the gateway or traffic code is reported', async (t) => {
   t.same(reported('lib-imports-nothing-above'), [
     'lib-imports-nothing-above: src/lib/layering.ts -> src/app/compose.ts',
     'lib-imports-nothing-above: src/lib/layering.ts -> src/gateway/proxy.ts',
     'lib-imports-nothing-above: src/lib/layering.ts -> src/interfaces/charts/charts.ts',
     'lib-imports-nothing-above: src/lib/layering.ts -> src/server/handler-types.ts',
+    'lib-imports-nothing-above: src/lib/layering.ts -> src/traffic/balance.ts',
   ]);
 });
 
-t.test('traffic code (src/gateway/) importing the adapter or the composition root is reported; its tests are not', async (t) => {
+t.test('traffic code (src/gateway/, src/traffic/) importing the adapter or the composition root is reported; its tests are not', async (t) => {
   t.same(reported('traffic-imports-no-adapter'), [
     'traffic-imports-no-adapter: src/gateway/answering.ts -> src/app/compose.ts',
     'traffic-imports-no-adapter: src/gateway/answering.ts -> src/server/handler-types.ts',
+    'traffic-imports-no-adapter: src/traffic/balance.ts -> src/server/handler-types.ts',
+  ]);
+});
+
+t.test('src/traffic/ importing the gateway or an interface is reported; its tests are not', async (t) => {
+  t.same(reported('traffic-imports-no-role'), [
+    'traffic-imports-no-role: src/traffic/balance.ts -> src/gateway/proxy.ts',
+    'traffic-imports-no-role: src/traffic/balance.ts -> src/interfaces/charts/charts.ts',
   ]);
 });
 
 t.test('the fixture tree breaks no rule beyond the ones listed above', async (t) => {
-  const rules = ['no-circular', 'server-imports-no-interface', 'domain-imports-no-http', 'traffic-imports-no-adapter', 'lib-imports-nothing-above'];
+  const rules = [
+    'no-circular',
+    'server-imports-no-interface',
+    'domain-imports-no-http',
+    'traffic-imports-no-adapter',
+    'traffic-imports-no-role',
+    'lib-imports-nothing-above',
+  ];
   t.same(inFixture.filter((line) => !rules.some((rule) => line.startsWith(`${rule}: `))), []);
-  t.equal(inFixture.length, 15);
+  t.equal(inFixture.length, 20);
 });

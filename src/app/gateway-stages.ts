@@ -7,7 +7,7 @@ import { hasBody } from '../server/body-policy.ts';
 import { splitTarget } from '../server/request-parsing.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
 import type { RateLimiter } from '../gateway/rate-limit/index.ts';
-import type { Proxy } from '../gateway/pool/index.ts';
+import type { Proxy } from '../traffic/index.ts';
 
 /** What the gateway needs of the rate limiter (E): one decision per request. */
 export type GatewayLimiter = Pick<RateLimiter, 'check'>;

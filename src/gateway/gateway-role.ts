@@ -5,7 +5,7 @@ type Config = CoreConfig & TrafficConfig;
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { createPool, createProxy, registerPoolMetrics, type Pool, type Proxy } from './pool/index.ts';
+import { createPool, createProxy, registerPoolMetrics, type Pool, type Proxy } from '../traffic/index.ts';
 import { createRateLimiter, type CounterStore, type RateLimiter } from './rate-limit/index.ts';
 
 export type GatewayParts = {

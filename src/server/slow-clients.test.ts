@@ -1,7 +1,7 @@
 import t from 'tap';
 import { connect } from 'node:net';
 import { startTestSystem } from '../app/test-system.ts';
-import { waitFor } from '../gateway/pool/test-servers.ts';
+import { waitFor } from '../traffic/test-servers.ts';
 
 // A client trickling a body holds its socket only until the body deadline, on the test's fake clock.
 // (Before: a trickled body held its socket for Node's request timeout, about 5 minutes, then got an

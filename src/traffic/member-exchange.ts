@@ -1,6 +1,6 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Cancel, Timers } from '../../lib/timers.ts';
+import type { Cancel, Timers } from '../lib/timers.ts';
 import { upstreamHeaders } from './forward-headers.ts';
 import { endToEndHeaders } from './hop-by-hop.ts';
 import { upstreamFailure, type ProxyErrorCode } from './upstream-failure.ts';

@@ -1,7 +1,7 @@
-import type { PoolMember, PoolStatus } from '../../../generated/health/types.gen.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { Logger } from '../../lib/logger.ts';
-import { systemTimers, type Cancel, type Timers } from '../../lib/timers.ts';
+import type { PoolMember, PoolStatus } from '../../generated/health/types.gen.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { systemTimers, type Cancel, type Timers } from '../lib/timers.ts';
 import { formatAddress, healthSendString, probeHealth, type MemberAddress, type ProbeResult } from './probe.ts';
 
 export type MemberState = PoolMember['state'];

@@ -1,11 +1,11 @@
 import t from 'tap';
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
-import { createFakeClock } from '../../lib/clock.ts';
-import { createLogger, type Logger } from '../../lib/logger.ts';
-import { createSpecValidator } from '../../lib/spec-ajv.ts';
-import { loadSpec } from '../../lib/spec-catalog.ts';
-import type { TapTest } from '../../lib/tap-test.ts';
+import { createFakeClock } from '../lib/clock.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { createSpecValidator } from '../lib/spec-ajv.ts';
+import { loadSpec } from '../lib/spec-catalog.ts';
+import type { TapTest } from '../lib/tap-test.ts';
 import { createPool, type PoolOptions, type StateChange } from './pool.ts';
 import { registerPoolMetrics } from './pool-metrics.ts';
 import { probeHealth, type ProbeResult } from './probe.ts';

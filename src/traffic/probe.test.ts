@@ -1,6 +1,6 @@
 import t from 'tap';
-import { createFakeClock, hasSettled } from '../../lib/clock.ts';
-import type { TapTest } from '../../lib/tap-test.ts';
+import { createFakeClock, hasSettled } from '../lib/clock.ts';
+import type { TapTest } from '../lib/tap-test.ts';
 import { probeHealth } from './probe.ts';
 import { closedPort, startHttpMember, startRawServer, waitFor } from './test-servers.ts';
 

@@ -3,8 +3,8 @@
 // closes cleanly (Connection: close, after the client has sent the rest or the linger time passed).
 import t from 'tap';
 import { request as httpRequest } from 'node:http';
-import { hasSettled } from '../../lib/clock.ts';
-import type { TapTest } from '../../lib/tap-test.ts';
+import { hasSettled } from '../lib/clock.ts';
+import type { TapTest } from '../lib/tap-test.ts';
 import { postLargeJson, send, SENT_FIRST } from './test-clients.ts';
 import { startHttpMember, startProxiedGateway as gatewayFor, waitFor } from './test-servers.ts';
 

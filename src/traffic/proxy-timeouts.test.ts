@@ -1,9 +1,9 @@
 // The proxy's upstream timeout on a fake clock: exact to the millisecond, whatever the machine's speed.
 import t from 'tap';
 import { request as httpRequest } from 'node:http';
-import { hasSettled } from '../../lib/clock.ts';
-import { createSpecValidator } from '../../lib/spec-ajv.ts';
-import { loadSpec } from '../../lib/spec-catalog.ts';
+import { hasSettled } from '../lib/clock.ts';
+import { createSpecValidator } from '../lib/spec-ajv.ts';
+import { loadSpec } from '../lib/spec-catalog.ts';
 import { send } from './test-clients.ts';
 import { startProxiedGateway as gatewayFor, startRawServer, waitFor } from './test-servers.ts';
 

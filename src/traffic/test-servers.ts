@@ -1,19 +1,19 @@
 // Test helpers: real servers on ephemeral ports that play pool members, closed when the test ends.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { createFakeClock } from '../../lib/clock.ts';
-import type { Timers } from '../../lib/timers.ts';
-import { portolanError } from '../../lib/errors.ts';
-import { createLogger } from '../../lib/logger.ts';
-import type { TapTest } from '../../lib/tap-test.ts';
-import { renderGatewayError as renderInGatewayShape } from '../../interfaces/rate-limit/error-shape.ts';
+import { createFakeClock } from '../lib/clock.ts';
+import type { Timers } from '../lib/timers.ts';
+import { portolanError } from '../lib/errors.ts';
+import { createLogger } from '../lib/logger.ts';
+import type { TapTest } from '../lib/tap-test.ts';
+import { renderGatewayError as renderInGatewayShape } from '../interfaces/rate-limit/error-shape.ts';
 import { createPool, type PoolOptions } from './pool.ts';
 import { createProxy, type Proxy } from './proxy.ts';
-import { captureLogs } from '../../lib/test-logger.ts';
-import { loadConfig } from '../../app/config.ts';
-import { createMetrics } from '../../lib/metrics.ts';
-import { createRoleServer } from '../../server/http-adapter.ts';
-import { passOnStage } from '../../app/gateway-stages.ts';
+import { captureLogs } from '../lib/test-logger.ts';
+import { loadConfig } from '../app/config.ts';
+import { createMetrics } from '../lib/metrics.ts';
+import { createRoleServer } from '../server/http-adapter.ts';
+import { passOnStage } from '../app/gateway-stages.ts';
 
 export async function listen<S extends Server | ReturnType<typeof createNetServer>>(t: TapTest, server: S, sockets: Set<Socket>) {
   server.on('connection', (socket: Socket) => {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { systemTimers, type Timers } from '../../lib/timers.ts';
+import { systemTimers, type Timers } from '../lib/timers.ts';
 
 /** A pool member's address. */
 export type MemberAddress = { host: string; port: number };

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import type { TapTest } from '../../lib/tap-test.ts';
+import type { TapTest } from '../lib/tap-test.ts';
 import { startBufferingProxy } from './fixtures/buffering-proxy.ts';
 import { startHttpMember, startProxiedGateway as gatewayFor } from './test-servers.ts';
 

@@ -1,6 +1,6 @@
 import { Pool as UpstreamPool } from 'undici';
-import type { Logger } from '../../lib/logger.ts';
-import { systemTimers, type Timers } from '../../lib/timers.ts';
+import type { Logger } from '../lib/logger.ts';
+import { systemTimers, type Timers } from '../lib/timers.ts';
 import { exchangeWithMember, type ProxyAnswer, type ProxyErrorCode, type ProxyRequest } from './member-exchange.ts';
 import type { Member, Pool } from './pool.ts';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { createSpecValidator } from '../../lib/spec-ajv.ts';
-import { loadSpec } from '../../lib/spec-catalog.ts';
+import { createSpecValidator } from '../lib/spec-ajv.ts';
+import { loadSpec } from '../lib/spec-catalog.ts';
 import { send } from './test-clients.ts';
 import { closedPort, startHttpMember, startProxiedGateway as gatewayFor, startRawServer, waitFor } from './test-servers.ts';
 
