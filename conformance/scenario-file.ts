@@ -31,6 +31,8 @@ export type Step = {
   request?: StepRequest;
   /** Send the request this many times (a number or a `${variable}`); every answer must meet `expect`. */
   repeat?: number | string;
+  /** Send the request this many times at once (a lock, a race); every answer must meet `expect`. */
+  concurrently?: number | string;
   expect?: {
     status?: number | number[];
     headers?: Record<string, Matcher>;
@@ -124,6 +126,7 @@ const SCENARIO_SCHEMA = {
             },
           },
           repeat: { type: ['integer', 'string'] },
+          concurrently: { type: ['integer', 'string'] },
           poll: {
             type: 'object',
             additionalProperties: false,

@@ -3,7 +3,7 @@ import { getAtPointer } from '../src/lib/contract/json-pointer.ts';
 import { checkAnswer, serverErrorViolation } from './answer-check.ts';
 import { destructiveReason, operationHeaders, throughGateway, urlOf, type EngineContext } from './engine-context.ts';
 import { checkExpectations, type ExampleLookup } from './expectations.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpRequest, HttpResponse } from './http.ts';
 import { interpolate, SetupError, type Scope } from './interpolate.ts';
 import type { ScenarioResult, StepResult, Violation } from './model.ts';
 import { bodyExamples, bodyMedia, exampleParts, findExample, renderRequest, type RequestParts } from './request-parts.ts';
@@ -92,6 +92,11 @@ async function runRequestStep(ctx: EngineContext, id: string, step: Step, reques
   const rendered = await renderRequest(where.url, target.op, parts);
   const expect = interpolate(step.expect ?? {}, scope) as NonNullable<Step['expect']>;
 
+  if (step.concurrently !== undefined) {
+    if (poll || step.repeat !== undefined) throw new SetupError('a concurrent step neither repeats nor polls');
+    return runConcurrently(ctx, step, target, where, rendered, expect, result, scope, examples);
+  }
+
   let last: HttpResponse | undefined;
   const count = poll ? poll.max : times;
   for (let i = 0; i < count; i++) {
@@ -124,6 +129,44 @@ async function runRequestStep(ctx: EngineContext, id: string, step: Step, reques
     if (poll) break;
   }
   for (const [name, from] of Object.entries(step.capture ?? {})) scope[name] = capture(last!, from, name);
+  return result;
+}
+
+/** Sends `concurrently` copies at once (as far as the transport allows); each answer must meet `expect`. */
+async function runConcurrently(
+  ctx: EngineContext,
+  step: Step,
+  target: SpecOperation,
+  where: { role: string; url: string },
+  rendered: HttpRequest,
+  expect: NonNullable<Step['expect']>,
+  result: StepResult,
+  scope: Scope,
+  examples: ExampleLookup,
+): Promise<StepResult> {
+  const count = positive('concurrently', interpolate(step.concurrently, scope));
+  const settled = await Promise.allSettled(Array.from({ length: count }, () => ctx.http.send(rendered)));
+  result.requests += count;
+  const violations: Violation[] = [];
+  const answers: HttpResponse[] = [];
+  for (const [i, outcome] of settled.entries()) {
+    const which = `request ${i + 1} of ${count}: `;
+    if (outcome.status === 'rejected') {
+      violations.push(violation(target, 'transport', '', `${which}no answer from ${where.url}: ${(outcome.reason as Error).message}`));
+      continue;
+    }
+    const answer = outcome.value;
+    answers.push(answer);
+    if (answer.status === 501) return { ...result, status: 501, outcome: 'not-implemented' };
+    const verdict = checkAnswer(ctx.specs, target, answer, throughGateway(ctx, where.role, where.url), ctx.observe);
+    violations.push(...verdict.violations.map((v) => ({ ...v, message: `${which}${v.message}` })));
+    for (const m of checkExpectations(answer, expect, examples)) violations.push(violation(target, 'expectation', m.pointer, `${which}${m.message}`));
+  }
+  // No single status stands for the step: which copies win a race differs from run to run (and
+  // between two targets compared with --compare), so none is recorded.
+  const chosen = answers.at(-1);
+  if (violations.length > 0) return { ...result, outcome: 'fail', violations };
+  for (const [name, from] of Object.entries(step.capture ?? {})) scope[name] = capture(chosen!, from, name);
   return result;
 }
 

@@ -24,10 +24,7 @@ const DEPLOYED_DECLARATION: PrismDeviation = {
   violations: [
     "body /declaration: must have required property 'class'",
     "body /declaration: must have required property 'schemaVersion'",
-    'body /declaration/incididunt_a4a: must be object',
-    'body /declaration/laborum50: must be object',
-    'body /declaration/laborum_8f_: must be object',
-    'body /declaration/voluptate_f2: must be object',
+    'body /declaration/Excepteur_3e: must be object',
     'body /declaration: must NOT have more than 0 properties',
     'body /declaration: must match a schema in anyOf',
   ],
@@ -43,7 +40,6 @@ const HEALTH: PrismDeviation = {
 
 /** Generated answers (`Prefer: dynamic=true`, or `--dynamic`, with `--seed health-4`). */
 export const PRISM_DYNAMIC_DEVIATIONS: Readonly<Record<string, PrismDeviation>> = {
-  'device deployDeclaration */*': DEPLOYED_DECLARATION,
   'device deleteDeclaration */*': DEPLOYED_DECLARATION,
   'device deleteTenantDeclaration */*': DEPLOYED_DECLARATION,
   ...Object.fromEntries(ROLE_NAMES.map((role) => [`${role} getHealth */*`, HEALTH])),

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { ApplyAccessPolicyData, ApplyAccessPolicyErrors, ApplyAccessPolicyResponses, BindOauthClientAppData, BindOauthClientAppErrors, BindOauthClientAppResponses, CreateOauthClientAppData, CreateOauthClientAppErrors, CreateOauthClientAppResponses, CreateRuleData, CreateRuleErrors, CreateRuleResponses, DeleteDeclarationData, DeleteDeclarationErrors, DeleteDeclarationResponses, DeleteOauthClientAppData, DeleteOauthClientAppErrors, DeleteOauthClientAppResponses, DeleteRuleData, DeleteRuleErrors, DeleteRuleResponses, DeleteTenantDeclarationData, DeleteTenantDeclarationErrors, DeleteTenantDeclarationResponses, DeployDeclarationData, DeployDeclarationErrors, DeployDeclarationResponses, GetBashUtilityData, GetBashUtilityErrors, GetDbVariableData, GetDbVariableErrors, GetDbVariableResponses, GetDeclarationData, GetDeclarationErrors, GetDeclarationResponses, GetDeployInfoData, GetDeployInfoErrors, GetDeployInfoResponses, GetDeployTaskData, GetDeployTaskErrors, GetDeployTaskResponses, GetRuleData, GetRuleErrors, GetRuleResponses, GetTenantDeclarationData, GetTenantDeclarationErrors, GetTenantDeclarationResponses, ListDeployTasksData, ListDeployTasksErrors, ListDeployTasksResponses, ListRulesData, ListRulesErrors, ListRulesResponses, PatchDbVariableData, PatchDbVariableErrors, PatchDbVariableResponses, PatchRuleData, PatchRuleErrors, PatchRuleResponses } from './types.gen.ts';
+import type { ApplyAccessPolicyData, ApplyAccessPolicyErrors, ApplyAccessPolicyResponses, BindOauthClientAppData, BindOauthClientAppErrors, BindOauthClientAppResponses, CreateOauthClientAppData, CreateOauthClientAppErrors, CreateOauthClientAppResponses, CreateRuleData, CreateRuleErrors, CreateRuleResponses, DeleteDeclarationData, DeleteDeclarationErrors, DeleteDeclarationResponses, DeleteOauthClientAppData, DeleteOauthClientAppErrors, DeleteOauthClientAppResponses, DeleteRuleData, DeleteRuleErrors, DeleteRuleResponses, DeleteTenantDeclarationData, DeleteTenantDeclarationErrors, DeleteTenantDeclarationResponses, DeployDeclarationData, DeployDeclarationErrors, DeployDeclarationResponses, ExchangeDeviceRefreshTokenData, ExchangeDeviceRefreshTokenErrors, ExchangeDeviceRefreshTokenResponses, GetBashUtilityData, GetBashUtilityErrors, GetDbVariableData, GetDbVariableErrors, GetDbVariableResponses, GetDeclarationData, GetDeclarationErrors, GetDeclarationResponses, GetDeployInfoData, GetDeployInfoErrors, GetDeployInfoResponses, GetDeployTaskData, GetDeployTaskErrors, GetDeployTaskResponses, GetDeviceInfoData, GetDeviceInfoErrors, GetDeviceInfoResponses, GetRuleData, GetRuleErrors, GetRuleResponses, GetTenantDeclarationData, GetTenantDeclarationErrors, GetTenantDeclarationResponses, ListDeployTasksData, ListDeployTasksErrors, ListDeployTasksResponses, ListRulesData, ListRulesErrors, ListRulesResponses, LoginDeviceUserData, LoginDeviceUserErrors, LoginDeviceUserResponses, PatchDbVariableData, PatchDbVariableErrors, PatchDbVariableResponses, PatchRuleData, PatchRuleErrors, PatchRuleResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -19,12 +19,66 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 };
 
 /**
+ * Log in and obtain an authentication token
+ *
+ * Designed after the real device (the same answer as the topology API's login): checks
+ * `username` and `password` with the login provider (`loginProviderName`, default `tmos`, the
+ * device's local accounts; `local` is accepted as the same provider) and returns a token,
+ * `token.token`, to send as `X-Vendor-Auth-Token` instead of the password on every other
+ * request. The token lives `token.timeout` seconds (`PORTOLAN_DEVICE_TOKEN_TIMEOUT_S`, 1200 by
+ * default); `refreshToken.token` buys a new one at `POST /mgmt/shared/authn/exchange` without
+ * the password (36000 s). Wrong credentials, an unknown user or an unknown provider: 401
+ * `Authentication failed.` (one answer for all; repeated failures are slowed down).
+ *
+ */
+export const loginDeviceUser = <ThrowOnError extends boolean = false>(options: Options<LoginDeviceUserData, ThrowOnError>): RequestResult<LoginDeviceUserResponses, LoginDeviceUserErrors, ThrowOnError> => (options.client ?? client).post<LoginDeviceUserResponses, LoginDeviceUserErrors, ThrowOnError>({
+    url: '/mgmt/shared/authn/login',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Exchange a refresh token for a new authentication token
+ *
+ * Designed (the same exchange as the topology API): returns a fresh `token.token` for the
+ * refresh token of a login, so a long-running client need not send the password again. An
+ * unknown or expired refresh token: 401.
+ *
+ */
+export const exchangeDeviceRefreshToken = <ThrowOnError extends boolean = false>(options: Options<ExchangeDeviceRefreshTokenData, ThrowOnError>): RequestResult<ExchangeDeviceRefreshTokenResponses, ExchangeDeviceRefreshTokenErrors, ThrowOnError> => (options.client ?? client).post<ExchangeDeviceRefreshTokenResponses, ExchangeDeviceRefreshTokenErrors, ThrowOnError>({
+    url: '/mgmt/shared/authn/exchange',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Read the device's identity
+ *
+ * Designed after the real device: what automation clients read right after logging in to
+ * learn which device they talk to (host name, product version, platform). `hostname` is
+ * `PORTOLAN_DEVICE_HOSTNAME` (default: this machine's host name), the name the management
+ * system's device inventory uses.
+ *
+ */
+export const getDeviceInfo = <ThrowOnError extends boolean = false>(options?: Options<GetDeviceInfoData, ThrowOnError>): RequestResult<GetDeviceInfoResponses, GetDeviceInfoErrors, ThrowOnError> => (options?.client ?? client).get<GetDeviceInfoResponses, GetDeviceInfoErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/identified-devices/config/device-info',
+    ...options
+});
+
+/**
  * List script objects
  *
  * Returns every script object of every partition as a collection (designed, after the real product).
  */
 export const listRules = <ThrowOnError extends boolean = false>(options?: Options<ListRulesData, ThrowOnError>): RequestResult<ListRulesResponses, ListRulesErrors, ThrowOnError> => (options?.client ?? client).get<ListRulesResponses, ListRulesErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/traffic/rule',
     ...options
 });
@@ -38,7 +92,7 @@ export const listRules = <ThrowOnError extends boolean = false>(options?: Option
  *
  */
 export const createRule = <ThrowOnError extends boolean = false>(options: Options<CreateRuleData, ThrowOnError>): RequestResult<CreateRuleResponses, CreateRuleErrors, ThrowOnError> => (options.client ?? client).post<CreateRuleResponses, CreateRuleErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/traffic/rule',
     ...options,
     headers: {
@@ -53,7 +107,7 @@ export const createRule = <ThrowOnError extends boolean = false>(options: Option
  * Removes the script object; the answer is 200 with an empty body (designed, after the real product).
  */
 export const deleteRule = <ThrowOnError extends boolean = false>(options: Options<DeleteRuleData, ThrowOnError>): RequestResult<DeleteRuleResponses, DeleteRuleErrors, ThrowOnError> => (options.client ?? client).delete<DeleteRuleResponses, DeleteRuleErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/traffic/rule/~{partition}~{ruleName}',
     ...options
 });
@@ -64,7 +118,7 @@ export const deleteRule = <ThrowOnError extends boolean = false>(options: Option
  * Returns the script object `/<partition>/<name>` in the real product's object shape (designed).
  */
 export const getRule = <ThrowOnError extends boolean = false>(options: Options<GetRuleData, ThrowOnError>): RequestResult<GetRuleResponses, GetRuleErrors, ThrowOnError> => (options.client ?? client).get<GetRuleResponses, GetRuleErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/traffic/rule/~{partition}~{ruleName}',
     ...options
 });
@@ -72,14 +126,20 @@ export const getRule = <ThrowOnError extends boolean = false>(options: Options<G
 /**
  * Update the script text of a script object
  *
- * Replaces the script text (`apiAnonymous`) of the script object `/<partition>/<name>`. An
- * update that cannot be turned into a complete configuration command is answered 400
- * `incomplete command` with `apiError` 26214401 (seed; the seed does not give the cause:
- * designed, an `apiAnonymous` that is empty or only white space).
+ * Replaces the script text (`apiAnonymous`) of the script object `/<partition>/<name>`;
+ * `generation` goes up. An update that cannot be turned into a complete configuration command
+ * is answered 400 `incomplete command` with `apiError` 26214401 (seed). The seed does not give
+ * the cause; designed: the script text is read the way Tcl reads it (braces, brackets and
+ * double quotes balanced, backslash escapes, comments; the body of each `when` block read as a
+ * script too), and a text that ends inside an open brace, quote or bracket, or is empty, is
+ * incomplete. A text that is complete but malformed (`extra characters after close-brace`,
+ * `extra characters after close-quote`) is 400 with `apiError` 3 and the real product's
+ * message form `01070151:3: Rule [/<partition>/<name>] error: line <N>: <detail>`. The same
+ * checks apply when a script object is created.
  *
  */
 export const patchRule = <ThrowOnError extends boolean = false>(options: Options<PatchRuleData, ThrowOnError>): RequestResult<PatchRuleResponses, PatchRuleErrors, ThrowOnError> => (options.client ?? client).patch<PatchRuleResponses, PatchRuleErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/traffic/rule/~{partition}~{ruleName}',
     ...options,
     headers: {
@@ -97,7 +157,7 @@ export const patchRule = <ThrowOnError extends boolean = false>(options: Options
  *
  */
 export const getBashUtility = <ThrowOnError extends boolean = false>(options?: Options<GetBashUtilityData, ThrowOnError>): RequestResult<unknown, GetBashUtilityErrors, ThrowOnError> => (options?.client ?? client).get<unknown, GetBashUtilityErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/util/bash',
     ...options
 });
@@ -111,7 +171,7 @@ export const getBashUtility = <ThrowOnError extends boolean = false>(options?: O
  *
  */
 export const getDbVariable = <ThrowOnError extends boolean = false>(options: Options<GetDbVariableData, ThrowOnError>): RequestResult<GetDbVariableResponses, GetDbVariableErrors, ThrowOnError> => (options.client ?? client).get<GetDbVariableResponses, GetDbVariableErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/sys/db/{dbName}',
     ...options
 });
@@ -125,13 +185,15 @@ export const getDbVariable = <ThrowOnError extends boolean = false>(options: Opt
  * `critical`, `error`, `warning`, `notice`, `informational`, `debug`. A value outside the
  * variable's range gives 400.
  *
- * With `quic.qlogging` set to `enable`, packets and events are written to
- * `/var/log/trace<N>.qlog` (one file per data-plane process, structured JSON); setting it to
- * `disable` closes the files with their final JSON content. Payload content is not logged.
+ * The value is saved and takes effect at once on the deployed services (see the document's
+ * description): `quic.qlogging` `enable` writes `trace<N>.qlog` in the data directory until
+ * `disable` closes it as valid JSON; `log.access.level` `debug` or `informational` logs every
+ * request of the deployed services; `dataplane.quic.log.level` sets the data plane's own log
+ * detail.
  *
  */
 export const patchDbVariable = <ThrowOnError extends boolean = false>(options: Options<PatchDbVariableData, ThrowOnError>): RequestResult<PatchDbVariableResponses, PatchDbVariableErrors, ThrowOnError> => (options.client ?? client).patch<PatchDbVariableResponses, PatchDbVariableErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/sys/db/{dbName}',
     ...options,
     headers: {
@@ -154,7 +216,7 @@ export const patchDbVariable = <ThrowOnError extends boolean = false>(options: O
  *
  */
 export const createOauthClientApp = <ThrowOnError extends boolean = false>(options: Options<CreateOauthClientAppData, ThrowOnError>): RequestResult<CreateOauthClientAppResponses, CreateOauthClientAppErrors, ThrowOnError> => (options.client ?? client).post<CreateOauthClientAppResponses, CreateOauthClientAppErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/access/oauth/oauth-client-app',
     ...options,
     headers: {
@@ -173,7 +235,7 @@ export const createOauthClientApp = <ThrowOnError extends boolean = false>(optio
  *
  */
 export const deleteOauthClientApp = <ThrowOnError extends boolean = false>(options: Options<DeleteOauthClientAppData, ThrowOnError>): RequestResult<DeleteOauthClientAppResponses, DeleteOauthClientAppErrors, ThrowOnError> => (options.client ?? client).delete<DeleteOauthClientAppResponses, DeleteOauthClientAppErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/access/oauth/oauth-client-app/~{partition}~{appName}',
     ...options
 });
@@ -188,7 +250,7 @@ export const deleteOauthClientApp = <ThrowOnError extends boolean = false>(optio
  *
  */
 export const bindOauthClientApp = <ThrowOnError extends boolean = false>(options: Options<BindOauthClientAppData, ThrowOnError>): RequestResult<BindOauthClientAppResponses, BindOauthClientAppErrors, ThrowOnError> => (options.client ?? client).post<BindOauthClientAppResponses, BindOauthClientAppErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/access/profile/oauth/~{partition}~{oauthProfile}/client-apps',
     ...options,
     headers: {
@@ -208,7 +270,7 @@ export const bindOauthClientApp = <ThrowOnError extends boolean = false>(options
  *
  */
 export const applyAccessPolicy = <ThrowOnError extends boolean = false>(options: Options<ApplyAccessPolicyData, ThrowOnError>): RequestResult<ApplyAccessPolicyResponses, ApplyAccessPolicyErrors, ThrowOnError> => (options.client ?? client).patch<ApplyAccessPolicyResponses, ApplyAccessPolicyErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/tm/access/profile/access/~{partition}~{policyName}',
     ...options,
     headers: {
@@ -223,7 +285,7 @@ export const applyAccessPolicy = <ThrowOnError extends boolean = false>(options:
  * Removes the configuration of every deployed tenant. With no tenant deployed the single result is `no change`.
  */
 export const deleteDeclaration = <ThrowOnError extends boolean = false>(options?: Options<DeleteDeclarationData, ThrowOnError>): RequestResult<DeleteDeclarationResponses, DeleteDeclarationErrors, ThrowOnError> => (options?.client ?? client).delete<DeleteDeclarationResponses, DeleteDeclarationErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/declare',
     ...options
 });
@@ -234,7 +296,7 @@ export const deleteDeclaration = <ThrowOnError extends boolean = false>(options?
  * Returns the declaration of every deployed tenant; 204 when no tenant is deployed.
  */
 export const getDeclaration = <ThrowOnError extends boolean = false>(options?: Options<GetDeclarationData, ThrowOnError>): RequestResult<GetDeclarationResponses, GetDeclarationErrors, ThrowOnError> => (options?.client ?? client).get<GetDeclarationResponses, GetDeclarationErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/declare',
     ...options
 });
@@ -257,14 +319,53 @@ export const getDeclaration = <ThrowOnError extends boolean = false>(options?: O
  * names; `complete` also removes deployed tenants it does not name. The query parameter wins
  * over the declaration's `updateMode`. A tenant with no applications is removed.
  *
+ * **What is validated, and what is only kept (designed).** The device models `ADC`,
+ * `Tenant`, `Application`, `Service_HTTP` (`virtualPort` default 80) and `Pool` (monitors and
+ * members) and validates them strictly against these schemas, choosing the branch by `class`
+ * (`AS3` wrapper or bare `ADC`; for a member, its class). Everything else real declarations
+ * carry is accepted, kept as given, returned on GET and listed in the tenant's result as
+ * `warnings`: `$schema`, `controls`, `label`/`remark` at any level (kept, not warned), other
+ * `template` values, members of other classes (`Monitor`, `iRule`, `Service_HTTPS`, ...),
+ * properties of services, pools and pool members the device does not apply (`profileHTTP`,
+ * `persistenceMethods`, `shareNodes`, `ratio`, ...), monitors other than `http`.
+ *
+ * **Failure rules** (designed; each tested):
+ * - a body that does not match the schema: **422** `declaration is invalid`, `errors` one
+ * `"<pointer>: <message>"` per problem (`/Sample_01/A1/service: should have required
+ * property 'virtualAddresses'`), nothing changed; so is a `schemaVersion` outside
+ * `schemaMinimum`..`schemaCurrent` of `/info`;
+ * - a reference that resolves to nothing fails **that tenant** (result `declaration failed`,
+ * `response` naming the pointer): a service's `pool` that is not a `Pool` of the same
+ * application (or of the path it gives), a monitor name outside the built-in set, a
+ * `{use}` that names no member, a `{bigip}` path that does not exist on the device (the
+ * device has the built-in monitors under `/Common`, for example `/Common/http`, and no
+ * pools of its own);
+ * - a virtual address and port already served by another deployed tenant (or twice in the
+ * same tenant) fails the later tenant, naming the address, the port and the owner;
+ * - a virtual address that cannot be bound (the port is taken by another program) fails the
+ * tenant; the old configuration of the tenant keeps serving.
+ *
+ * **Traffic.** Each deployed `Service_HTTP` whose virtual address is a loopback address
+ * (`127.0.0.0/8`, `::1`; a route domain is ignored) listens on `address:(virtualPort +
+ * PORTOLAN_DEVICE_PORT_OFFSET)` and balances requests round robin over the members of its pool
+ * that are in rotation; other addresses are kept and shown as not bound. Replacing or removing
+ * a tenant closes its listeners after their requests in flight; other tenants' listeners are
+ * not touched.
+ *
+ * **Atomic and durable.** A tenant is replaced whole or not at all: the new configuration is
+ * saved in one transaction (`persist: true`), so a device stopped at any moment restarts with
+ * each tenant wholly old or wholly new. `persist: false` changes only the running
+ * configuration: after a restart the saved one is back.
+ *
  * 200: every tenant succeeded (`success` or `no change`); 207: some tenants failed; 422: none
- * succeeded, or the declaration is invalid (a JSON body that does not match the declaration
- * schema, or a `schemaVersion` outside `schemaMinimum`..`schemaCurrent` of `/info`). With
- * `async=true` the answer is 202 with a task record; poll `GET /mgmt/shared/appsvcs/task/{taskId}`.
+ * succeeded, or the declaration is invalid. `action: retrieve` answers 200 with the deployed
+ * declaration (204 when nothing is deployed). With `async=true` the answer is 202 with a task
+ * record; poll `GET /mgmt/shared/appsvcs/task/{taskId}` (tasks are saved: a task cut off by a
+ * restart runs again when the device starts).
  *
  */
 export const deployDeclaration = <ThrowOnError extends boolean = false>(options: Options<DeployDeclarationData, ThrowOnError>): RequestResult<DeployDeclarationResponses, DeployDeclarationErrors, ThrowOnError> => (options.client ?? client).post<DeployDeclarationResponses, DeployDeclarationErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/declare',
     ...options,
     headers: {
@@ -279,7 +380,7 @@ export const deployDeclaration = <ThrowOnError extends boolean = false>(options:
  * Removes the configuration of the named tenants; a named tenant that is not deployed gets the result `no change`.
  */
 export const deleteTenantDeclaration = <ThrowOnError extends boolean = false>(options: Options<DeleteTenantDeclarationData, ThrowOnError>): RequestResult<DeleteTenantDeclarationResponses, DeleteTenantDeclarationErrors, ThrowOnError> => (options.client ?? client).delete<DeleteTenantDeclarationResponses, DeleteTenantDeclarationErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/declare/{tenants}',
     ...options
 });
@@ -290,7 +391,7 @@ export const deleteTenantDeclaration = <ThrowOnError extends boolean = false>(op
  * Returns the deployed declaration restricted to the named tenants; 404 when any of them is not deployed.
  */
 export const getTenantDeclaration = <ThrowOnError extends boolean = false>(options: Options<GetTenantDeclarationData, ThrowOnError>): RequestResult<GetTenantDeclarationResponses, GetTenantDeclarationErrors, ThrowOnError> => (options.client ?? client).get<GetTenantDeclarationResponses, GetTenantDeclarationErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/declare/{tenants}',
     ...options
 });
@@ -301,7 +402,7 @@ export const getTenantDeclaration = <ThrowOnError extends boolean = false>(optio
  * Returns the records of the last 100 deployments and removals (synchronous and asynchronous), newest first.
  */
 export const listDeployTasks = <ThrowOnError extends boolean = false>(options?: Options<ListDeployTasksData, ThrowOnError>): RequestResult<ListDeployTasksResponses, ListDeployTasksErrors, ThrowOnError> => (options?.client ?? client).get<ListDeployTasksResponses, ListDeployTasksErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/task',
     ...options
 });
@@ -312,7 +413,7 @@ export const listDeployTasks = <ThrowOnError extends boolean = false>(options?: 
  * The result is `in progress` until the deployment is done; then the results are those a synchronous call gives.
  */
 export const getDeployTask = <ThrowOnError extends boolean = false>(options: Options<GetDeployTaskData, ThrowOnError>): RequestResult<GetDeployTaskResponses, GetDeployTaskErrors, ThrowOnError> => (options.client ?? client).get<GetDeployTaskResponses, GetDeployTaskErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/task/{taskId}',
     ...options
 });
@@ -323,7 +424,7 @@ export const getDeployTask = <ThrowOnError extends boolean = false>(options: Opt
  * Returns `version`, `release` and the range of accepted declaration schema versions (`schemaMinimum` to `schemaCurrent`).
  */
 export const getDeployInfo = <ThrowOnError extends boolean = false>(options?: Options<GetDeployInfoData, ThrowOnError>): RequestResult<GetDeployInfoResponses, GetDeployInfoErrors, ThrowOnError> => (options?.client ?? client).get<GetDeployInfoResponses, GetDeployInfoErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/info',
     ...options
 });

@@ -5,6 +5,115 @@ export type ClientOptions = {
 };
 
 /**
+ * Credentials for `POST /mgmt/shared/authn/login` (the real device's login body).
+ */
+export type LoginRequest = {
+    username: string;
+    password: string;
+    /**
+     * The login provider (`tmos`, the device's local accounts; `local` is the same).
+     */
+    loginProviderName?: string;
+    loginReference?: Link;
+};
+
+/**
+ * Answer of a successful login (the real product's shape; the token is `token.token`).
+ */
+export type LoginResponse = {
+    username: string;
+    loginReference?: Link;
+    loginProviderName?: string;
+    token: AuthToken;
+    refreshToken?: RefreshToken;
+    generation?: number;
+    lastUpdateMicros?: number;
+};
+
+/**
+ * An authentication token; `token` is the value to send as `X-Vendor-Auth-Token`.
+ */
+export type AuthToken = {
+    token: string;
+    name?: string;
+    userName?: string;
+    authProviderName?: string;
+    user?: Link;
+    groupReferences?: Array<Link>;
+    /**
+     * Lifetime of the token in seconds (1200 by default).
+     */
+    timeout: number;
+    startTime?: string;
+    /**
+     * Address of the client that logged in.
+     */
+    address?: string;
+    partition?: string;
+    generation?: number;
+    lastUpdateMicros?: number;
+    /**
+     * Expiry in microseconds since the epoch (start time plus timeout).
+     */
+    expirationMicros: number;
+    kind?: 'shared:authz:tokens:authtokenitemstate';
+    selfLink?: string;
+};
+
+/**
+ * A refresh token for `POST /mgmt/shared/authn/exchange`.
+ */
+export type RefreshToken = {
+    token: string;
+    /**
+     * Lifetime of the refresh token in seconds (36000).
+     */
+    timeout?: number;
+    expirationMicros?: number;
+};
+
+/**
+ * A reference to another resource of the device.
+ */
+export type Link = {
+    link: string;
+};
+
+/**
+ * Body of `POST /mgmt/shared/authn/exchange`.
+ */
+export type TokenExchangeRequest = {
+    refreshToken: {
+        token: string;
+    };
+};
+
+/**
+ * Answer of a token exchange.
+ */
+export type TokenExchangeResponse = {
+    token: AuthToken;
+};
+
+/**
+ * The device's identity (after the real device's `device-info` resource).
+ */
+export type DeviceInfo = {
+    kind: 'shared:resolver:device-groups:deviceinfostate';
+    selfLink?: string;
+    hostname: string;
+    machineId?: string;
+    product: string;
+    platform: string;
+    edition?: string;
+    version: string;
+    build?: string;
+    restFrameworkVersion?: string;
+    generation?: number;
+    lastUpdateMicros?: number;
+};
+
+/**
  * Error body of the configuration REST (seed); also the body of every framework error of the device role.
  */
 export type DeviceError = {
@@ -126,9 +235,9 @@ export type AccessLogLevel = 'emergency' | 'alert' | 'critical' | 'error' | 'war
  * | `quic.qlogging` | `enable`, `disable` | `disable` (designed) |
  * | `log.access.level` | `emergency` ... `debug` (includes `debug`) | `notice` (designed) |
  *
- * With `quic.qlogging` enabled, packets and events are written to `/var/log/trace<N>.qlog`
- * (one file per data-plane process, structured JSON); disabling it closes the files with their
- * final JSON content. Payload content is not logged.
+ * With `quic.qlogging` enabled, each data-plane worker writes a qlog trace `trace<N>.qlog` to
+ * the device's data directory (see the document's description); disabling it closes each file
+ * as valid JSON. Payload content is not logged.
  *
  */
 export type DbVariable = unknown & {
@@ -298,32 +407,47 @@ export type AccessProfile = {
 export type UpdateMode = 'selective' | 'complete';
 
 /**
- * Body of `POST /declare`: the seed's declarative deployment, or a bare declaration (designed: treated as `{class: AS3, action: deploy, declaration: <body>}`).
+ * Body of `POST /declare`, told apart by `class`: `AS3` is the seed's declarative deployment;
+ * `ADC` is a bare declaration, treated as `{class: AS3, action: deploy, declaration: <body>}`
+ * (designed, after the real product). The device validates the body itself against these
+ * schemas (`x-portolan-body-validation: handler`), choosing the branch by `class`, so a schema
+ * error reads as the real product's: 422 `declaration is invalid`, one `"<pointer>: <message>"`
+ * per problem.
+ *
  */
 export type DeployRequest = DeclarativeDeployment | Declaration;
 
 /**
- * Declarative deployment (seed): `class` `AS3`, `action` (value shown: `deploy`; the only
- * action offered), `persist` (designed default `true`: save the configuration) and the
- * `declaration`. Which fields are required is designed after the real product.
+ * Declarative deployment (seed): `class` `AS3`, `action` (value shown: `deploy`), `persist` and
+ * the `declaration`. Designed after the real product: the actions `dry-run` (validate and
+ * report, change nothing), `redeploy` (deploy again the declaration deployed `redeployAge`
+ * deployments ago; 0, the default, is the current one), `retrieve` (answer the deployed
+ * declaration) and `remove` (remove the tenants the declaration names); `persist` (default
+ * `true`) saves the configuration so that it survives a restart, `false` changes only the
+ * running configuration. `deploy`, `dry-run` and `remove` need a `declaration`. Other
+ * properties the real extension knows (`logLevel`, `trace`, `historyAge`, ...) are accepted,
+ * accepted and kept with the task; they have no effect here.
  *
  */
-export type DeclarativeDeployment = {
+export type DeclarativeDeployment = unknown & {
     class: 'AS3';
-    action?: 'deploy';
+    $schema?: string;
+    action?: 'deploy' | 'dry-run' | 'redeploy' | 'retrieve' | 'remove';
     persist?: boolean;
-    declaration: Declaration;
+    redeployAge?: number;
+    declaration?: Declaration;
 };
 
 /**
  * Declaration (seed): `class` `ADC`, `schemaVersion`, `id`, `label`, `remark`, plus one member
- * per tenant (an open map: every other property is a `Tenant`, keyed by the tenant name).
- * Required fields, `updateMode` and the limits (`id` at most 255 characters, `label` and
- * `remark` at most 64, member names at most 64) are designed after the real product.
+ * per tenant (every property not listed here is a `Tenant`, keyed by the tenant name).
+ * Designed after the real product: `$schema`, `updateMode`, `controls`; limits (`id` at most
+ * 255 characters, `label` and `remark` at most 64, tenant names at most 64).
  *
  */
 export type Declaration = {
     class: 'ADC';
+    $schema?: string;
     /**
      * Version of the declaration schema; must lie between `schemaMinimum` and `schemaCurrent` of `/info`.
      */
@@ -332,62 +456,169 @@ export type Declaration = {
     label?: string;
     remark?: string;
     updateMode?: UpdateMode;
-    [key: string]: Tenant | 'ADC' | string | string | string | UpdateMode | undefined;
+    controls?: Controls;
+    [key: string]: Tenant | 'ADC' | string | string | string | string | UpdateMode | Controls | undefined;
 };
 
 /**
- * Tenant (seed): `class` `Tenant` plus one member per application (open map keyed by the application name). A tenant with no application is removed.
+ * `controls` of a declaration, tenant or application (after the real product: `class`
+ * `Controls`, `trace`, `logLevel`, `dryRun`, ...). Only `dryRun` (on the declaration) has an
+ * effect here: `true` makes the deployment a dry run. Everything else is kept as given.
+ *
+ */
+export type Controls = {
+    class?: 'Controls';
+    dryRun?: boolean;
+};
+
+/**
+ * Tenant (seed): `class` `Tenant` plus one member per application (every property not listed
+ * here is an `Application`, keyed by the application name). Designed after the real product:
+ * `label`, `remark`, `controls`, and the tenant settings `defaultRouteDomain`, `enable`,
+ * `optimisticLockKey`, `useCommonRouteDomainTenant` (kept and reported as warnings; no
+ * effect). A tenant with no application is removed.
+ *
  */
 export type Tenant = {
     class: 'Tenant';
-    [key: string]: Application | 'Tenant';
+    label?: string;
+    remark?: string;
+    controls?: Controls;
+    defaultRouteDomain?: number;
+    enable?: boolean;
+    optimisticLockKey?: string;
+    useCommonRouteDomainTenant?: boolean;
+    [key: string]: Application | 'Tenant' | string | Controls | number | boolean | string | undefined;
 };
 
 /**
- * Application (seed): `class` `Application`, `template` (value shown and the only one offered - `generic`; designed default) plus one member per service and pool (open map keyed by the object name).
+ * Application (seed): `class` `Application`, `template` (value shown: `generic`) plus one
+ * member per service and pool (every property not listed here is an application member,
+ * keyed by its name). Designed after the real product: other `template` values (`shared`,
+ * `http`, ...) are accepted and kept (reported as a warning: the device applies every
+ * template as `generic`); `label`, `remark`, `controls`, `enable`, `constants`,
+ * `schemaOverlay` are kept.
+ *
  */
 export type Application = {
     class: 'Application';
-    template?: 'generic';
-    [key: string]: ApplicationMember | 'Application' | 'generic' | undefined;
+    template?: string;
+    label?: string;
+    remark?: string;
+    controls?: Controls;
+    enable?: boolean;
+    constants?: {
+        [key: string]: unknown;
+    };
+    schemaOverlay?: string;
+    [key: string]: ApplicationMember | 'Application' | string | Controls | boolean | {
+        [key: string]: unknown;
+    } | string | undefined;
 };
 
 /**
- * A member of an application, told apart by its `class`.
+ * A member of an application, told apart by its `class`: `Service_HTTP` and `Pool` are
+ * modelled and validated strictly; a member of any other class (`Monitor`, `Service_HTTPS`,
+ * `iRule`, `TLS_Server`, `Certificate`, ...) is accepted, kept as given, returned on GET and
+ * reported as a warning (designed): the device does not apply it.
+ *
  */
-export type ApplicationMember = Service | Pool;
+export type ApplicationMember = Service | Pool | UnmodelledMember;
 
 /**
- * Service (seed): `class` `Service_HTTP`, `virtualAddresses` (IP addresses), `pool` (the name
- * of a pool of the same application). `virtualPort` (default 80), the required flags and the
- * limit of 16 addresses are designed after the real product.
+ * An application member of a class the device does not model; kept as given and reported as a warning.
+ */
+export type UnmodelledMember = {
+    class: string;
+};
+
+/**
+ * Service (seed): `class` `Service_HTTP`, `virtualAddresses` (IP addresses), `pool` (the pool
+ * that serves the traffic). Designed after the real product: `virtualPort` (default 80); an
+ * address may carry a route domain (`10.0.0.1%2`); a pool may be named (`web_pool`, a member of
+ * the same application), given by path (`/Tenant/App/pool`) or as `{use: ...}`; an address may
+ * also be `{use: ...}`, `{bigip: ...}` or a `[destination, source]` pair (kept, shown as not
+ * bound). Every other property (`profileHTTP`, `iRules`, `persistenceMethods`, `snat`, ...) is
+ * accepted, kept and reported as a warning.
  *
  */
 export type Service = {
     class: 'Service_HTTP';
-    virtualAddresses: Array<unknown | unknown>;
-    /**
-     * Name of the pool (a member of the same application) that serves the traffic.
-     */
-    pool?: string;
+    label?: string;
+    remark?: string;
+    virtualAddresses: Array<VirtualAddress>;
+    pool?: PoolReference;
     virtualPort?: number;
 };
 
 /**
- * Pool (seed): `class` `Pool`, `monitors` (value shown `http`: names of the device's monitors), `members`. Designed limits - at most 8 monitors of at most 64 characters, 256 members.
+ * An IP address (optionally with a route domain `%N` and a prefix `/N`), a reference `{use}` or `{bigip}`, or a `[destination, source]` pair.
+ */
+export type VirtualAddress = IpAddress | ObjectReference | [
+    string,
+    string
+];
+
+/**
+ * An IPv4 or IPv6 address, optionally followed by a route domain (`%2`) and a prefix length (`/24`).
+ */
+export type IpAddress = unknown | unknown;
+
+/**
+ * A reference to another object (after the real product): `{use: <name or /Tenant/App/name>}` to an object of the declaration, or `{bigip: </Partition/name>}` to an object already on the device.
+ */
+export type ObjectReference = {
+    use?: string;
+    bigip?: string;
+};
+
+/**
+ * The pool of a service: the name of a `Pool` member of the same application, its path `/Tenant/App/pool`, or an `ObjectReference`. A reference that resolves to nothing fails the tenant (not a schema error).
+ */
+export type PoolReference = string | ObjectReference;
+
+/**
+ * A health monitor of a pool: the name of a built-in monitor (`http`, `https`, `http2`,
+ * `tcp`, `tcp-half-open`, `udp`, `icmp`, `gateway-icmp`), or an `ObjectReference` (`{bigip:
+ * "/Common/http"}` names a device monitor; `{use: "mon"}` a `Monitor` member of the
+ * declaration). Only `http` (and `/Common/http`) is applied: the seed's monitor (interval 5 s,
+ * timeout 16 s) marks members up or down; other monitors are kept and reported as warnings,
+ * their members stay unchecked. A name or path that resolves to nothing fails the tenant.
+ *
+ */
+export type MonitorReference = string | ObjectReference;
+
+/**
+ * Pool (seed): `class` `Pool`, `monitors` (value shown `http`), `members`. Designed: at most 8
+ * monitors and 256 members; traffic is balanced round robin (`loadBalancingMode`
+ * `round-robin`; other modes and every other property are kept and reported as warnings).
+ *
  */
 export type Pool = {
     class: 'Pool';
-    monitors?: Array<string>;
+    label?: string;
+    remark?: string;
+    loadBalancingMode?: string;
+    monitors?: Array<MonitorReference>;
     members?: Array<PoolMember>;
 };
 
 /**
- * Pool member (seed) - `servicePort` and `serverAddresses` (IP addresses). Required flags, the port range and the limit of 256 addresses are designed.
+ * Pool member (seed): `servicePort` and `serverAddresses` (IP addresses, optionally with a
+ * route domain). Designed after the real product: `enable` (default `true`) and `adminState`
+ * (`enable` default; `disable` and `offline` take the member out of rotation) are applied;
+ * `addressDiscovery` other than `static` (then `serverAddresses` is not needed) and every other
+ * option (`shareNodes`, `ratio`, `connectionLimit`, `priorityGroup`, ...) are kept and
+ * reported as warnings.
+ *
  */
-export type PoolMember = {
+export type PoolMember = unknown & {
     servicePort: number;
-    serverAddresses: Array<unknown | unknown>;
+    serverAddresses?: Array<IpAddress>;
+    addressDiscovery?: string;
+    enable?: boolean;
+    adminState?: 'enable' | 'disable' | 'offline';
+    shareNodes?: boolean;
 };
 
 /**
@@ -423,6 +654,13 @@ export type DeployResult = {
      * Milliseconds.
      */
     runTime?: number;
+    /**
+     * What the tenant's declaration holds that this device does not model (classes, properties,
+     * template values, monitors), one `"<pointer>: <what>"` each: accepted, kept as given,
+     * returned on GET, not applied. At most 100 (then a last entry says how many more).
+     *
+     */
+    warnings?: Array<string>;
 };
 
 /**
@@ -431,6 +669,10 @@ export type DeployResult = {
 export type DeployResponse = {
     results: Array<DeployResult>;
     declaration: DeployedDeclaration;
+    /**
+     * `true` for a dry run (`action: dry-run` or `controls.dryRun`): the results are what a deployment would give; nothing was changed.
+     */
+    dryRun?: boolean;
 };
 
 /**
@@ -516,6 +758,105 @@ export type Async = boolean;
  */
 export type UpdateModeQuery = UpdateMode;
 
+export type LoginDeviceUserData = {
+    body: LoginRequest;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/authn/login';
+};
+
+export type LoginDeviceUserErrors = {
+    /**
+     * The body is not JSON or not a login request (framework errors).
+     */
+    400: DeviceError;
+    /**
+     * Authentication failed (wrong password, unknown user or unknown login provider).
+     */
+    401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
+};
+
+export type LoginDeviceUserError = LoginDeviceUserErrors[keyof LoginDeviceUserErrors];
+
+export type LoginDeviceUserResponses = {
+    /**
+     * Logged in; the token is `token.token`.
+     */
+    200: LoginResponse;
+};
+
+export type LoginDeviceUserResponse = LoginDeviceUserResponses[keyof LoginDeviceUserResponses];
+
+export type ExchangeDeviceRefreshTokenData = {
+    body: TokenExchangeRequest;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/authn/exchange';
+};
+
+export type ExchangeDeviceRefreshTokenErrors = {
+    /**
+     * The body is not JSON or not a token exchange request (framework errors).
+     */
+    400: DeviceError;
+    /**
+     * The refresh token is unknown or has expired.
+     */
+    401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
+};
+
+export type ExchangeDeviceRefreshTokenError = ExchangeDeviceRefreshTokenErrors[keyof ExchangeDeviceRefreshTokenErrors];
+
+export type ExchangeDeviceRefreshTokenResponses = {
+    /**
+     * A fresh authentication token.
+     */
+    200: TokenExchangeResponse;
+};
+
+export type ExchangeDeviceRefreshTokenResponse = ExchangeDeviceRefreshTokenResponses[keyof ExchangeDeviceRefreshTokenResponses];
+
+export type GetDeviceInfoData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/identified-devices/config/device-info';
+};
+
+export type GetDeviceInfoErrors = {
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+};
+
+export type GetDeviceInfoError = GetDeviceInfoErrors[keyof GetDeviceInfoErrors];
+
+export type GetDeviceInfoResponses = {
+    /**
+     * The device's identity.
+     */
+    200: DeviceInfo;
+};
+
+export type GetDeviceInfoResponse = GetDeviceInfoResponses[keyof GetDeviceInfoResponses];
+
 export type ListRulesData = {
     body?: never;
     path?: never;
@@ -525,7 +866,7 @@ export type ListRulesData = {
 
 export type ListRulesErrors = {
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
 };
@@ -557,7 +898,7 @@ export type CreateRuleErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -607,7 +948,7 @@ export type DeleteRuleErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -647,7 +988,7 @@ export type GetRuleErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -691,7 +1032,7 @@ export type PatchRuleErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -728,7 +1069,7 @@ export type GetBashUtilityData = {
 
 export type GetBashUtilityErrors = {
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -757,7 +1098,7 @@ export type GetDbVariableErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -795,7 +1136,7 @@ export type PatchDbVariableErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -836,7 +1177,7 @@ export type CreateOauthClientAppErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -886,7 +1227,7 @@ export type DeleteOauthClientAppErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -926,7 +1267,7 @@ export type BindOauthClientAppErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -980,7 +1321,7 @@ export type ApplyAccessPolicyErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -1017,7 +1358,7 @@ export type DeleteDeclarationData = {
 
 export type DeleteDeclarationErrors = {
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -1046,7 +1387,7 @@ export type GetDeclarationData = {
 
 export type GetDeclarationErrors = {
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
 };
@@ -1088,7 +1429,7 @@ export type DeployDeclarationErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -1116,13 +1457,17 @@ export type DeployDeclarationError = DeployDeclarationErrors[keyof DeployDeclara
 
 export type DeployDeclarationResponses = {
     /**
-     * Every tenant of the declaration succeeded.
+     * Every tenant of the declaration succeeded; for `action` `retrieve`, the deployed declaration.
      */
-    200: DeployResponse;
+    200: DeployResponse | Declaration;
     /**
      * `async=true`: the deployment was accepted; poll the task (designed).
      */
     202: DeployTask;
+    /**
+     * `action` `retrieve` with no tenant deployed (designed, as `GET /declare`).
+     */
+    204: void;
     /**
      * Some tenants succeeded and some failed; the declaration shows the tenants as deployed (failed ones as if not declared).
      */
@@ -1149,7 +1494,7 @@ export type DeleteTenantDeclarationErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -1187,7 +1532,7 @@ export type GetTenantDeclarationErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -1216,7 +1561,7 @@ export type ListDeployTasksData = {
 
 export type ListDeployTasksErrors = {
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
 };
@@ -1250,7 +1595,7 @@ export type GetDeployTaskErrors = {
      */
     400: DeviceError;
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
     /**
@@ -1279,7 +1624,7 @@ export type GetDeployInfoData = {
 
 export type GetDeployInfoErrors = {
     /**
-     * The username and password are missing or wrong.
+     * The username and password (or the token) are missing or wrong, or the token has expired.
      */
     401: DeviceError;
 };

@@ -1,6 +1,6 @@
 import type { Migration } from '../stores/database.ts';
 
-/** Accounts: users per access profile, passwords stored hashed (versions 200-299). */
+/** Accounts: users per access profile, passwords stored hashed; login tokens as digests (versions 200-299). */
 export const ACCOUNT_MIGRATIONS: readonly Migration[] = [
   {
     version: 200,
@@ -13,5 +13,19 @@ export const ACCOUNT_MIGRATIONS: readonly Migration[] = [
   updated_at TEXT NOT NULL,
   PRIMARY KEY (profile, username)
 );`,
+  },
+  {
+    version: 201,
+    name: 'authentication tokens of the token logins (digests only)',
+    up: `CREATE TABLE auth_tokens (
+  token_hash TEXT PRIMARY KEY,
+  issuer TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  username TEXT NOT NULL,
+  address TEXT NOT NULL,
+  issued_at_ms BIGINT NOT NULL,
+  expires_at_ms BIGINT NOT NULL
+);
+CREATE INDEX auth_tokens_expiry ON auth_tokens (issuer, expires_at_ms);`,
   },
 ];

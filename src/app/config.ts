@@ -2,6 +2,7 @@ import { CORE_SETTINGS, decodeSettings, type CoreConfig, type Setting } from '..
 import { TRAFFIC_SETTINGS, type TrafficConfig } from '../gateway/settings.ts';
 import type { RegistrationConfig } from '../interfaces/client-registration/settings.ts';
 import type { AccessSessionConfig } from '../interfaces/access-session/settings.ts';
+import type { DeviceConfig } from '../interfaces/device-config/settings.ts';
 import { MODULES } from './modules.ts';
 
 /**
@@ -11,7 +12,7 @@ import { MODULES } from './modules.ts';
 export const SETTINGS: readonly Setting[] = [...CORE_SETTINGS, ...TRAFFIC_SETTINGS, ...MODULES.flatMap((m) => m.settings ?? [])];
 
 /** The decoded configuration: frozen, its type derived from the declarations. */
-export type Config = CoreConfig & TrafficConfig & RegistrationConfig & AccessSessionConfig;
+export type Config = CoreConfig & TrafficConfig & RegistrationConfig & AccessSessionConfig & DeviceConfig;
 
 /**
  * Decodes the configuration: defaults, then the JSON file named by PORTOLAN_CONFIG, then environment

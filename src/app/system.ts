@@ -17,7 +17,7 @@ import type { HealthCheck, InterfaceModule, ModuleContext, TrafficView } from '.
 import { buildInterfaceRuntimeFromFile, loadInterfaceRuntime, type InterfaceRuntime } from '../server/interface-runtime.ts';
 import type { Authenticators } from '../server/security.ts';
 import type { Stage } from '../server/stages.ts';
-import type { Timers } from '../lib/timers.ts';
+import { systemTimers, type Timers } from '../lib/timers.ts';
 import { createRoleApp, type RoleApp, type RoleInterface } from '../server/role-app.ts';
 import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
 import { createGatewayStages } from './gateway-stages.ts';
@@ -107,12 +107,19 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   const roles: RunningRole[] = [];
 
   const roleChecks = new Map<string, HealthCheck[]>();
+  const lifecycles: { role: RoleName; start(): Promise<void>; stop(): Promise<void> }[] = [];
+  const started: { stop(): Promise<void> }[] = [];
+  const stopModules = async () => {
+    for (const hooks of started.splice(0).reverse()) await hooks.stop();
+  };
   const baseContext = {
     config, clock: deps.clock, logger: deps.logger, ids, database, accounts, admin, adminAuthenticator,
     roleUrl: (role: RoleName) => roles.find((r) => r.role === role)?.url,
     traffic: () => traffic,
     healthChecks: (role: string) => ({ database: (ms: number) => database.ping(ms), services: roleChecks.get(role) ?? [] }),
     isDraining: () => draining,
+    timers: deps.timers ?? systemTimers,
+    onRole: (role: RoleName, hooks: { start(): Promise<void>; stop(): Promise<void> }) => void lifecycles.push({ role, ...hooks }),
   };
   // The gateway is ready only with a pool member in rotation (G); the limiter adds its own check (E).
   const poolInRotation: HealthCheck = async (): Promise<PingResult> =>
@@ -155,8 +162,13 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       roles.push({ role, app, stages, port: address.port, url: `http://${host}:${address.port}` });
     }
     roles.sort((a, b) => ROLE_NAMES.indexOf(a.role) - ROLE_NAMES.indexOf(b.role));
+    for (const hooks of lifecycles.filter((l) => config.roles.includes(l.role))) {
+      await hooks.start();
+      started.push(hooks);
+    }
   } catch (error) {
     await Promise.all(servers.map((s) => s.close(0)));
+    await stopModules();
     await gateway?.close();
     await database.close();
     throw error;
@@ -208,6 +220,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       draining = true;
       if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
       await Promise.all(servers.map((s) => s.close(timeoutMs)));
+      await stopModules();
       await gateway?.close();
       await database.close();
     },

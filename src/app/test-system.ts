@@ -36,10 +36,13 @@ export type TestSystemOptions = {
  * store unless `config.database` names one; stops it when the test ends.
  */
 export async function startTestSystem(t: Teardown, options: TestSystemOptions = {}) {
-  const database = options.config?.database ?? tempSqliteUrl(t).url;
+  const scratch = tempSqliteUrl(t);
+  const database = options.config?.database ?? scratch.url;
+  // The device's files go to the test's own directory; deployed services listen on their virtual port
+  // as given (tests pick free ephemeral ports), not 10000 above it.
   const config = loadConfig(
     Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0'])),
-    { validateResponses: true, logLevel: 'silent', ...options.config, database },
+    { validateResponses: true, logLevel: 'silent', deviceDataDir: join(scratch.dir, 'device'), devicePortOffset: 0, ...options.config, database },
   );
   const clock = createFakeClock();
   const system = await startSystem(config, {

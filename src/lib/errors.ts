@@ -32,6 +32,14 @@ export const ERROR_CODES = {
   objectNotFound: { status: 404, message: 'The requested object was not found.' },
   objectExists: { status: 409, message: 'The requested object already exists.' },
   objectReferenceInvalid: { status: 400, message: 'The request names an object that does not exist.' },
+  incompleteCommand: { status: 400, message: 'incomplete command' },
+  scriptInvalid: { status: 400, message: 'The script text is not valid.' },
+  valueOutOfRange: { status: 400, message: 'The value is outside the allowed range.' },
+  declarationInvalid: { status: 422, message: 'declaration is invalid' },
+  declarationFailed: { status: 422, message: 'declaration failed' },
+  deploymentBusy: { status: 503, message: 'Another configuration operation is in progress.' },
+  taskNotFound: { status: 404, message: 'No deployment task with this id.' },
+  tenantNotFound: { status: 404, message: 'A named tenant is not deployed.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

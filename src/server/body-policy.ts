@@ -6,13 +6,18 @@ import { portolanError, type PortolanError } from '../lib/errors.ts';
  *   another type, or without a Content-Type, is refused with 415 before a byte is read;
  * - `maxBytes`: `x-portolan-max-body-bytes` on the operation, else the role's configured limit (413);
  * - `mode`: `buffer` (read whole, parsed, validated) or `stream` (multipart uploads, or
- *   `x-portolan-body-mode: stream`): the handler gets the unread stream, nothing is buffered.
+ *   `x-portolan-body-mode: stream`): the handler gets the unread stream, nothing is buffered;
+ * - `validatedBy`: `framework` (the request-body schema is checked before the handler, 400) or
+ *   `handler` (`x-portolan-body-validation: handler`: the body is parsed but the handler validates
+ *   it itself, because the interface answers schema errors in its own way, for example the
+ *   device's 422 `declaration is invalid` with one pointer per problem).
  */
 export type BodyPolicy = {
   mediaTypes: readonly string[];
   required: boolean;
   maxBytes: number | undefined;
   mode: 'none' | 'buffer' | 'stream';
+  validatedBy: 'framework' | 'handler';
 };
 
 type OperationObject = Record<string, unknown>;
@@ -28,6 +33,7 @@ export function operationBodyPolicy(operation: OperationObject): BodyPolicy {
     required: requestBody?.required === true,
     maxBytes: typeof declaredLimit === 'number' ? declaredLimit : undefined,
     mode,
+    validatedBy: operation['x-portolan-body-validation'] === 'handler' ? 'handler' : 'framework',
   };
 }
 

@@ -20,6 +20,8 @@ export type HandlerRequest<TPath = Record<string, string>, TQuery = Record<strin
   bodyStream?: Readable;
   /** Who the spec's security schemes authenticated, when an authenticator names a user. */
   principal?: string;
+  /** The client's address (for per-client backoff and the real products' `address` fields). */
+  remoteAddress?: string;
   requestId: string;
 };
 

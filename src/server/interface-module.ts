@@ -3,6 +3,7 @@ import type { CoreConfig, Setting } from '../lib/config.ts';
 import type { IdGenerator } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RoleName } from '../lib/roles.ts';
+import type { Timers } from '../lib/timers.ts';
 import type { Database, Migration, PingResult } from '../stores/database.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import type { AdminCredentials } from '../accounts/admin-bootstrap.ts';
@@ -45,6 +46,13 @@ export type ModuleContext<C = CoreConfig> = {
   healthChecks(role: string): { database: HealthCheck; services: readonly HealthCheck[] };
   /** True once shutdown has begun (/health answers 503). */
   isDraining(): boolean;
+  /** Where background work takes its timers from (tests: a fake clock). */
+  timers: Timers;
+  /**
+   * Work a module runs when `role` runs in this process: `start` once every role listens (the device's
+   * deployed services, resumed tasks), `stop` after the listeners closed and before the store does.
+   */
+  onRole(role: RoleName, hooks: { start(): Promise<void>; stop(): Promise<void> }): void;
 };
 
 /**

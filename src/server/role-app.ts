@@ -198,6 +198,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       rawBody,
       ...(streamed && request.body ? { bodyStream: limit === Infinity ? request.body : limitedStream(request.body, limit) } : {}),
       ...(principal === undefined ? {} : { principal }),
+      ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
       requestId: request.requestId,
     };
     let response: HandlerResponse;
@@ -221,10 +222,13 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
 /**
  * Runs openapi-backend's compiled validators (body, then parameters) on the request parsed once. The
  * parameters validator coerces path and query values to their schema types in place, so handlers get
- * numbers where the spec says integer. A streamed body is not validated here (its handler reads it).
+ * numbers where the spec says integer. A streamed body is not validated here (its handler reads it),
+ * nor one whose operation says `x-portolan-body-validation: handler`.
  */
 function validate(operation: RuntimeOperation, parameters: Record<string, unknown>): PortolanError | undefined {
-  const validators = operation.body.mode === 'stream' ? operation.validators().slice(-1) : operation.validators();
+  // The body validator comes first; a streamed body, or one its handler validates, skips it.
+  const skipBody = operation.body.mode === 'stream' || (operation.body.validatedBy === 'handler' && operation.body.mode !== 'none');
+  const validators = skipBody ? operation.validators().slice(-1) : operation.validators();
   const errors = [];
   for (const validator of validators) {
     try {

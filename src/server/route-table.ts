@@ -5,13 +5,15 @@ import type { RuntimeOperation } from './interface-runtime.ts';
 
 /**
  * An OpenAPI path template as a find-my-way route. A parameter followed by more text in the same
- * segment (`~{partition}~{name}`) gets a pattern that stops at that text's first character.
+ * segment (`~{partition}~{name}`) gets a pattern that stops at that text's first character. The
+ * pattern sees the decoded value, so an encoded slash (`%2F`) stays inside the parameter and the
+ * spec's own parameter schema answers it (400), as for any other character.
  */
 export function toRoutePattern(template: string): string {
   return template.replace(/\{([^}]+)\}(.?)/g, (_match, name: string, next: string) => {
     if (next === '' || next === '/') return `:${name}${next}`;
     const stop = next.replace(/[\\^\]-]/g, '\\$&');
-    return `:${name}(^[^${stop}/]+)${next}`;
+    return `:${name}(^[^${stop}]+)${next}`;
   });
 }
 

@@ -21,7 +21,13 @@ export type Credentials = { headers: IncomingHttpHeaders; cookies: Readonly<Reco
 
 export type AuthOutcome =
   | { ok: true; principal?: string }
-  | { ok: false; error: PortolanError; headers?: Readonly<Record<string, string>> };
+  | {
+      ok: false;
+      error: PortolanError;
+      headers?: Readonly<Record<string, string>>;
+      /** The client sent this scheme's credential (and it was wrong): its refusal says more than a "missing" one. */
+      presented?: boolean;
+    };
 
 /** Checks one scheme; the answer on failure is the interface's (status, message, challenge header). */
 export type Authenticator = (credentials: Credentials) => Promise<AuthOutcome> | AuthOutcome;
@@ -54,12 +60,14 @@ export function operationSecurity(document: Doc, operation: Record<string, unkno
 export const isOpen = (requirements: readonly SecurityRequirement[]) => requirements.length === 0 || requirements.some((r) => r.length === 0);
 
 /**
- * Runs the requirements in order: the first alternative whose schemes all pass wins; when none does,
- * the first failure of the first alternative is the answer (the spec lists the usual way first).
+ * Runs the requirements in order: the first alternative whose schemes all pass wins. When none does,
+ * the answer is the first refusal of a credential the client did send (a wrong password, an expired
+ * token), else the first failure of the first alternative (the spec lists the usual way first).
  */
 export async function authenticate(requirements: readonly SecurityRequirement[], authenticators: Authenticators, credentials: Credentials): Promise<AuthOutcome> {
   if (isOpen(requirements)) return { ok: true };
   let firstFailure: AuthOutcome | undefined;
+  let firstPresented: AuthOutcome | undefined;
   for (const requirement of requirements) {
     let outcome: AuthOutcome = { ok: true };
     for (const scheme of requirement) {
@@ -68,8 +76,9 @@ export async function authenticate(requirements: readonly SecurityRequirement[],
     }
     if (outcome.ok) return outcome;
     firstFailure ??= outcome;
+    if (outcome.presented) firstPresented ??= outcome;
   }
-  return firstFailure!;
+  return firstPresented ?? firstFailure!;
 }
 
 /** The schemes a role's operations use that no authenticator covers (checked at start). */
@@ -90,7 +99,28 @@ export function basicScheme(
   return async ({ headers: request, remoteAddress }) => {
     const header = request.authorization;
     if (header === undefined || header === '') return { ok: false, error: { code, message: refusal.missing }, headers };
-    if (!(await check(header, remoteAddress))) return { ok: false, error: { code, message: refusal.wrong }, headers };
+    if (!(await check(header, remoteAddress))) return { ok: false, error: { code, message: refusal.wrong }, headers, presented: true };
     return { ok: true, principal: parseBasicAuth(header)?.username };
+  };
+}
+
+/**
+ * A token sent in a request header (an `apiKey` scheme `in: header`): missing and unknown or expired
+ * tokens are refused with the interface's messages and challenge; the answer never repeats the token.
+ */
+export function headerTokenScheme(
+  header: string,
+  verify: (token: string) => Promise<{ username: string } | undefined>,
+  refusal: { missing: string; invalid: string; challenge?: string },
+): Authenticator {
+  const name = header.toLowerCase();
+  const headers = refusal.challenge ? { 'www-authenticate': refusal.challenge } : undefined;
+  const refuse = (message: string, presented: boolean): AuthOutcome => ({ ok: false, error: { code: 'unauthorized', message }, presented, ...(headers ? { headers } : {}) });
+  return async ({ headers: request }) => {
+    const value = request[name];
+    if (value === undefined || value === '') return refuse(refusal.missing, false);
+    const user = typeof value === 'string' ? await verify(value.trim()) : undefined;
+    if (!user) return refuse(refusal.invalid, true);
+    return { ok: true, principal: user.username };
   };
 }

@@ -2,8 +2,16 @@ import type { DeviceError } from '../../../generated/device-config/types.gen.ts'
 import { ERROR_CODES, portolanError } from '../../lib/errors.ts';
 import { renderDeviceError } from './error-shape.ts';
 
-/** The device's object-validation failures: codes of the one registry (src/lib/errors.ts). */
-export type DeviceFailureCode = 'objectNotFound' | 'objectExists' | 'objectReferenceInvalid';
+/** The device REST's own failures: codes of the one registry (src/lib/errors.ts). */
+export type DeviceFailureCode =
+  | 'objectNotFound'
+  | 'objectExists'
+  | 'objectReferenceInvalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'incompleteCommand'
+  | 'scriptInvalid'
+  | 'valueOutOfRange';
 
 /**
  * A device REST failure (REAL-PRODUCTS.md F): the registry code's status, rendered in the device's

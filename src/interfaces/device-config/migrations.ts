@@ -1,6 +1,10 @@
 import type { Migration } from '../../stores/database.ts';
 
 /**
+ * Version 301: the configuration REST's script objects, the system database variables (only the
+ * values set; unset ones are at their default), the deployed tenants as saved (`persist: true`), the
+ * declaration's header and history, and the deployment task records.
+ *
  * The device's OAuth objects that client registration (D) calls (versions 300-399): client
  * applications (the client secret only as a hash), their bindings to OAuth profiles, and access
  * profiles with the generation that goes up each time a policy is applied. Seeded with the OAuth
@@ -51,5 +55,43 @@ CREATE TABLE device_access_profiles (
 );
 INSERT INTO device_oauth_profiles (partition, name, generation) VALUES ('Common', 'oauth_server', 1);
 INSERT INTO device_access_profiles (partition, name, generation) VALUES ('Common', 'oauth_access_policy', 1);`,
+  },
+  {
+    version: 301,
+    name: 'device script objects, system database variables, deployed tenants and deployment tasks',
+    up: `CREATE TABLE device_rules (
+  partition TEXT NOT NULL,
+  name TEXT NOT NULL,
+  api_anonymous TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  PRIMARY KEY (partition, name)
+);
+CREATE TABLE device_db_variables (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  generation INTEGER NOT NULL
+);
+CREATE TABLE device_tenants (
+  name TEXT PRIMARY KEY,
+  declaration TEXT NOT NULL,
+  saved_at_ms BIGINT NOT NULL
+);
+CREATE TABLE device_declaration_header (
+  id TEXT PRIMARY KEY,
+  header TEXT NOT NULL
+);
+CREATE TABLE device_declaration_history (
+  id TEXT PRIMARY KEY,
+  saved_at_ms BIGINT NOT NULL,
+  declaration TEXT NOT NULL
+);
+CREATE TABLE device_deploy_tasks (
+  id TEXT PRIMARY KEY,
+  created_order BIGINT NOT NULL,
+  state TEXT NOT NULL,
+  request TEXT NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX device_deploy_tasks_order ON device_deploy_tasks (created_order);`,
   },
 ];

@@ -1,25 +1,112 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname as machineHostname } from 'node:os';
 import type * as Sdk from '../../../generated/device-config/sdk.gen.ts';
+import { createTokenService } from '../../accounts/auth-tokens.ts';
+import type { CoreConfig } from '../../lib/config.ts';
+import { createSpecValidator } from '../../lib/spec-ajv.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule } from '../../server/interface-module.ts';
-import { basicScheme } from '../../server/security.ts';
+import type { InterfaceModule, ModuleContext } from '../../server/interface-module.ts';
+import { basicScheme, headerTokenScheme } from '../../server/security.ts';
+import { createDataPlane } from '../../traffic/data-plane.ts';
+import { createAppsvcsHandlers } from './appsvcs-handlers.ts';
+import { createAuthHandlers } from './auth-handlers.ts';
+import { createSqlDeviceConfigStore } from './config-store.ts';
+import { accessLoggingOn, type DbValues } from './db-variables.ts';
+import { createSqlDeclarationStore } from './declaration-store.ts';
+import { createDeclarativeService } from './declarative-service.ts';
 import { renderDeviceError } from './error-shape.ts';
 import { createDeviceConfigHandlers } from './handlers.ts';
 import { DEVICE_CONFIG_MIGRATIONS } from './migrations.ts';
 import { createSqlDeviceOauthStore } from './oauth-store.ts';
+import { createRuleHandlers } from './rule-handlers.ts';
+import { DEVICE_SETTINGS, type DeviceConfig } from './settings.ts';
+import { createSystemHandlers } from './system-handlers.ts';
 
-/** Interface F, the device's management interface (seed Authentication F: basic, the administrative account). */
+/** The version of the declarative deployment service this device answers as (`/info`). */
+type Config = CoreConfig & DeviceConfig;
+
+const DEPLOY_INFO = { version: '3.50.0', release: '5', schemaCurrent: '3.50.0', schemaMinimum: '3.0.0' };
+
+const tokensOf = (context: ModuleContext<Config>) =>
+  createTokenService(context.database, { clock: context.clock, issuer: 'device', accessTimeoutSeconds: context.config.deviceTokenTimeoutSeconds });
+
+const hostnameOf = (config: Config) => config.deviceHostname || machineHostname();
+
+/** A stable id for this device: derived from its host name (the real device's machine id is a UUID too). */
+function machineIdOf(hostname: string) {
+  const hex = createHash('sha256').update(`portolan-device:${hostname}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Interface F, the device's management interface: basic authentication or a login token on every
+ * operation (the real device's), script objects, system database variables that act on the data
+ * plane, declarative deployment whose services carry traffic, and the OAuth objects registration calls.
+ */
 export const deviceConfigModule = {
   name: 'device-config',
+  settings: DEVICE_SETTINGS,
   migrations: DEVICE_CONFIG_MIGRATIONS,
   errorShape: () => renderDeviceError,
-  authenticators: (context) => ({
+  authenticators: (context: ModuleContext<Config>) => {
+    const tokens = tokensOf(context);
     // The real product's challenge and messages; the answer never repeats what was sent.
-    basicAuth: basicScheme(context.adminAuthenticator, {
-      missing: 'Authorization failed: no user authentication header or token detected.',
-      wrong: 'Authentication failed.',
-      challenge: 'Basic realm="Enterprise Manager"',
-    }),
-  }),
-  create: (context) =>
-    createDeviceConfigHandlers({ store: createSqlDeviceOauthStore(context.database, { clock: context.clock }) }) satisfies OperationHandlers<typeof Sdk>,
+    return {
+      basicAuth: basicScheme(context.adminAuthenticator, {
+        missing: 'Authorization failed: no user authentication header or token detected.',
+        wrong: 'Authentication failed.',
+        challenge: 'Basic realm="Enterprise Manager"',
+      }),
+      vendorAuthToken: headerTokenScheme('X-Vendor-Auth-Token', (token) => tokens.verify(token), {
+        missing: 'Authorization failed: no user authentication header or token detected.',
+        invalid: 'X-Vendor-Auth-Token does not exist or has expired.',
+        challenge: 'Basic realm="Enterprise Manager"',
+      }),
+    };
+  },
+  create: (context: ModuleContext<Config>) => {
+    const { config, clock, logger } = context;
+    const hostname = hostnameOf(config);
+    const configStore = createSqlDeviceConfigStore(context.database);
+    const dataPlane = createDataPlane({
+      portOffset: config.devicePortOffset,
+      clock,
+      timers: context.timers,
+      logger: logger.child({ role: 'device', component: 'data-plane' }),
+      dataDir: config.deviceDataDir,
+    });
+    const applyDbValues = async (values: DbValues) => {
+      dataPlane.setEventLevel(values['dataplane.quic.log.level']);
+      dataPlane.setAccessLogging(accessLoggingOn(values['log.access.level']));
+      await dataPlane.setQlogging(values['quic.qlogging'] === 'enable');
+    };
+    const specs = createSpecValidator(context.runtime.document);
+    const service = createDeclarativeService({
+      store: createSqlDeclarationStore(context.database),
+      dataPlane,
+      clock,
+      logger: logger.child({ role: 'device', component: 'appsvcs' }),
+      hostname,
+      info: DEPLOY_INFO,
+      schemaAt: (pointer) => specs.at(pointer),
+      newTaskId: randomUUID,
+    });
+    context.onRole('device', {
+      start: async () => {
+        await applyDbValues((await configStore.dbVariables()).values);
+        await service.start();
+      },
+      stop: async () => {
+        await service.stop();
+        await dataPlane.close();
+      },
+    });
+    return {
+      ...createDeviceConfigHandlers({ store: createSqlDeviceOauthStore(context.database, { clock }) }),
+      ...createAuthHandlers({ tokens: tokensOf(context), checkPassword: context.adminAuthenticator }),
+      ...createRuleHandlers({ store: configStore }),
+      ...createSystemHandlers({ store: configStore, identity: { hostname, machineId: machineIdOf(hostname) }, apply: applyDbValues }),
+      ...createAppsvcsHandlers({ service }),
+    } satisfies OperationHandlers<typeof Sdk>;
+  },
 } satisfies InterfaceModule;

@@ -1,0 +1,56 @@
+import t from 'tap';
+import { openDatabase } from '../../stores/open-database.ts';
+import type { Database } from '../../stores/database.ts';
+import { DEVICE_CONFIG_MIGRATIONS } from './migrations.ts';
+import { createSqlDeclarationStore } from './declaration-store.ts';
+
+/**
+ * A database whose `failAt`-th statement (counted in and out of transactions) throws, as a crash in
+ * the middle would stop it: a save not wrapped in one transaction leaves what it wrote before.
+ */
+function failingAt(db: Database, failAt: number): Database {
+  const counter = { n: 0 };
+  const wrap = (inner: Database): Database => ({
+    ...inner,
+    engine: inner.engine,
+    query: (sql, params) => inner.query(sql, params),
+    execute: async (sql, params) => {
+      counter.n += 1;
+      if (counter.n === failAt) throw new Error('cut in the middle');
+      return inner.execute(sql, params);
+    },
+    transaction: (work, options) => inner.transaction((tx) => work(wrap(tx)), options),
+  });
+  return wrap(db);
+}
+
+const tenant = (round: number) => ({ class: 'Tenant', A1: { class: 'Application', remark: `round ${round}` } });
+
+t.test('a deployment is saved whole or not at all', async (t) => {
+  const db = await openDatabase('sqlite::memory:', { migrations: DEVICE_CONFIG_MIGRATIONS });
+  t.teardown(() => db.close());
+  const store = createSqlDeclarationStore(db);
+  const header = { class: 'ADC', schemaVersion: '3.0.0' };
+  await store.save(header, [{ tenant: 'T1', declaration: tenant(1) }, { tenant: 'T2', declaration: tenant(1) }], { ...header, T1: tenant(1), T2: tenant(1) }, 1, 'h1');
+
+  // Statements of a save: header, T1, T2, history, prune. Cut after T1 was written (the third one).
+  const cut = createSqlDeclarationStore(failingAt(db, 3));
+  await t.rejects(cut.save(header, [{ tenant: 'T1', declaration: tenant(2) }, { tenant: 'T2', declaration: tenant(2) }], { ...header, T1: tenant(2), T2: tenant(2) }, 2, 'h2'), /cut in the middle/);
+  const saved = await store.load();
+  t.same([...saved.tenants.values()], [tenant(1), tenant(1)], 'both tenants are still the old ones: T1 was rolled back with the rest');
+  t.same(await store.history(0), { ...header, T1: tenant(1), T2: tenant(1) }, 'and the history has no half entry');
+
+  await store.save(header, [{ tenant: 'T1', declaration: null }], { ...header, T2: tenant(1) }, 3, 'h3');
+  t.same([...(await store.load()).tenants.keys()], ['T2'], 'a null change removes the tenant');
+  t.same(await store.history(1), { ...header, T1: tenant(1), T2: tenant(1) }, 'history goes back one deployment at a time');
+});
+
+t.test('task records: newest first, kept to a number', async (t) => {
+  const db = await openDatabase('sqlite::memory:', { migrations: DEVICE_CONFIG_MIGRATIONS });
+  t.teardown(() => db.close());
+  const store = createSqlDeclarationStore(db);
+  for (let i = 0; i < 5; i++) await store.putTask({ id: `task-${i}`, order: i, state: 'done', request: { i }, record: { id: `task-${i}` } });
+  await store.pruneTasks(3);
+  t.same((await store.listTasks(10)).map((task) => task.id), ['task-4', 'task-3', 'task-2']);
+  t.equal(await store.getTask('task-0'), undefined, 'older ones are forgotten');
+});
