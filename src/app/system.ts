@@ -134,6 +134,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       runtime,
       handlers: deps.handlers?.[module.name] ?? module.create(context),
       renderError: module.errorShape(deps.clock),
+      ...(module.unrouted ? { unrouted: (path: string) => module.unrouted!(path) } : {}),
       authenticators: deps.authenticators?.[module.name] ?? module.authenticators?.(context) ?? {},
       // One compiled response checker per spec, shared by every role that serves it (tests only).
       ...(config.validateResponses ? { checkResponse: createResponseChecker(runtime.document) } : {}),

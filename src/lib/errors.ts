@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   deploymentBusy: { status: 503, message: 'Another configuration operation is in progress.' },
   taskNotFound: { status: 404, message: 'No deployment task with this id.' },
   tenantNotFound: { status: 404, message: 'A named tenant is not deployed.' },
+  invalidPath: { status: 400, message: 'Bad Request: Invalid path' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -8,7 +8,7 @@ import type { Database, Migration, PingResult } from '../stores/database.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import type { AdminCredentials } from '../accounts/admin-bootstrap.ts';
 import type { BasicAuthenticator } from '../accounts/basic-auth.ts';
-import type { HandlerMap } from './handler-types.ts';
+import type { HandlerMap, HandlerResponse } from './handler-types.ts';
 import type { InterfaceRuntime } from './interface-runtime.ts';
 import type { ErrorRenderer } from './role-app.ts';
 import type { Authenticators } from './security.ts';
@@ -82,6 +82,8 @@ export type InterfaceModule = {
   authenticators?(context: ModuleContext<any>): Authenticators;
   /** Dependency checks this module adds to some roles' /health. */
   healthChecks?(context: ModuleContext<any>): Partial<Record<RoleName, readonly HealthCheck[]>>;
+  /** The interface's own answer to a path no operation serves (the device: 400 under /mgmt/shared/appsvcs). */
+  unrouted?(path: string): HandlerResponse | undefined;
   /** The handlers, keyed by operationId (`satisfies OperationHandlers<typeof Sdk>`). */
   create(context: ModuleContext<any>): HandlerMap;
 };

@@ -37,6 +37,8 @@ export type RoleInterface = {
   authenticators?: Authenticators;
   /** Set in tests: every handler response is checked against the spec, a violation becomes a 500. */
   checkResponse?: ResponseChecker;
+  /** The interface's own answer to a path no operation serves (under a prefix it owns); undefined: the role's 404. */
+  unrouted?: (path: string) => HandlerResponse | undefined;
 };
 
 export type RoleAppOptions = {
@@ -129,7 +131,13 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       const served = routes.allowedMethods(path);
       const allowed = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
       // The path is not repeated: an answer never echoes the request.
-      if (allowed.length === 0) return fail(fallback, portolanError('notFound'), request);
+      if (allowed.length === 0) {
+        for (const owner of options.interfaces) {
+          const answer = owner.unrouted?.(path);
+          if (answer) return answer;
+        }
+        return fail(fallback, portolanError('notFound'), request);
+      }
       const owner = byInterface.get(routes.find(served[0]!, path)!.operation.interfaceName) ?? fallback;
       const response = fail(owner, portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`), request);
       return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };

@@ -132,3 +132,18 @@ t.test('system database variables: defaults, validated values, saved across a re
   t.equal((await sdk.getDbVariable({ client: client2, path: level })).data?.value, 'Debug', 'saved');
   t.equal((await sdk.getDbVariable({ client: client2, path: { dbName: 'log.access.level' } })).data?.value, 'debug');
 });
+
+t.test('any other path under the declarative extension is 400 Bad Request: Invalid path, as the real one answers', async (t) => {
+  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
+  for (const path of ['/mgmt/shared/appsvcs', '/mgmt/shared/appsvcs/foo', '/mgmt/shared/appsvcs/declare/a/b']) {
+    const response = await fetch(`${system.url('device')}${path}`, { headers: { authorization: basicAuthorization('admin', ADMIN_PASSWORD) } });
+    t.equal(response.status, 400, path);
+    t.same(await response.json(), { code: 400, message: 'Bad Request: Invalid path' });
+  }
+  const elsewhere = await fetch(`${system.url('device')}/mgmt/tm/nothing/here`);
+  t.equal(elsewhere.status, 404, 'other unknown paths stay 404');
+  await elsewhere.arrayBuffer();
+  const wrongMethod = await fetch(`${system.url('device')}/mgmt/shared/appsvcs/info`, { method: 'PUT' });
+  t.equal(wrongMethod.status, 405, 'a served path with another method is still 405');
+  await wrongMethod.arrayBuffer();
+});

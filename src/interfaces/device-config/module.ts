@@ -3,6 +3,7 @@ import { hostname as machineHostname } from 'node:os';
 import type * as Sdk from '../../../generated/device-config/sdk.gen.ts';
 import { createTokenService } from '../../accounts/auth-tokens.ts';
 import type { CoreConfig } from '../../lib/config.ts';
+import { ERROR_CODES } from '../../lib/errors.ts';
 import { createSpecValidator } from '../../lib/spec-ajv.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
 import type { InterfaceModule, ModuleContext } from '../../server/interface-module.ts';
@@ -24,6 +25,8 @@ import { createSystemHandlers } from './system-handlers.ts';
 
 /** The version of the declarative deployment service this device answers as (`/info`). */
 type Config = CoreConfig & DeviceConfig;
+
+const APPSVCS_ROOT = '/mgmt/shared/appsvcs';
 
 const DEPLOY_INFO = { version: '3.50.0', release: '5', schemaCurrent: '3.50.0', schemaMinimum: '3.0.0' };
 
@@ -48,6 +51,11 @@ export const deviceConfigModule = {
   settings: DEVICE_SETTINGS,
   migrations: DEVICE_CONFIG_MIGRATIONS,
   errorShape: () => renderDeviceError,
+  // The real extension answers any other path under its root 400 `Bad Request: Invalid path`, not 404.
+  unrouted: (path: string) =>
+    path === APPSVCS_ROOT || path.startsWith(`${APPSVCS_ROOT}/`)
+      ? { status: ERROR_CODES.invalidPath.status, body: { code: ERROR_CODES.invalidPath.status, message: ERROR_CODES.invalidPath.message } }
+      : undefined,
   authenticators: (context: ModuleContext<Config>) => {
     const tokens = tokensOf(context);
     // The real product's challenge and messages; the answer never repeats what was sent.
