@@ -1,4 +1,3 @@
-import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RoleApp, ErrorRenderer } from '../server/role-app.ts';
@@ -8,6 +7,7 @@ import { splitTarget } from '../server/request-parsing.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
 import type { RateLimiter } from '../gateway/rate-limit/index.ts';
 import type { Proxy } from '../traffic/index.ts';
+import { isWritable } from '../traffic/answer-writer.ts';
 
 /** What the gateway needs of the rate limiter (E): one decision per request. */
 export type GatewayLimiter = Pick<RateLimiter, 'check'>;
@@ -97,7 +97,7 @@ export function passOnStage(options: { proxy: GatewayProxy; renderError: ErrorRe
       options.logger.warn({ requestId: request.requestId, member: answer.member, reason: answer.message }, 'request not passed on');
       return { ...gatewayError(request, answer.code, answer.message), operationId: 'proxy', ...(answer.member ? { log: { member: answer.member } } : {}) };
     }
-    if (!writable(answer.headers)) {
+    if (!isWritable(answer.headers)) {
       answer.body.destroy();
       const message = `pool member ${answer.member} sent an answer that cannot be passed on (invalid header field)`;
       options.logger.warn({ requestId: request.requestId, member: answer.member }, message);
@@ -107,15 +107,3 @@ export function passOnStage(options: { proxy: GatewayProxy; renderError: ErrorRe
   };
 }
 
-/** Whether node:http can write every field of a member's answer as it is (a field it refuses: 502). */
-function writable(fields: readonly string[]): boolean {
-  try {
-    for (let i = 0; i < fields.length; i += 2) {
-      validateHeaderName(fields[i]!);
-      validateHeaderValue(fields[i]!, fields[i + 1] ?? '');
-    }
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -25,8 +25,8 @@ export type DeclarativeServiceOptions = {
   logger: Logger;
   hostname: string;
   info: DeployInfo;
-  /** The spec's schema at a JSON pointer (createSpecValidator(document).at). */
-  schemaAt: (pointer: string) => ValidateFunction;
+  /** Loads the spec's schemas once (createSpecValidator(document).at): ajv is loaded on the first deployment, not at start. */
+  schemas: () => Promise<(pointer: string) => ValidateFunction>;
   newTaskId: () => string;
 };
 
@@ -278,7 +278,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
 
     /** `POST /declare`. */
     async deploy(body: unknown, query: { async?: boolean; updateMode?: 'selective' | 'complete' }): Promise<Answer> {
-      const read = readDeployRequest(body, options.schemaAt, options.info, query.updateMode ? { updateMode: query.updateMode } : {});
+      const read = readDeployRequest(body, await options.schemas(), options.info, query.updateMode ? { updateMode: query.updateMode } : {});
       if (!read.ok) return invalid(read.errors);
       const task = { id: options.newTaskId(), order: nextOrder(), request: read.request };
       if (query.async) {
