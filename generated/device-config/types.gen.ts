@@ -8,6 +8,9 @@ export type ClientOptions = {
  * Credentials for `POST /mgmt/shared/authn/login` (the real device's login body).
  */
 export type LoginRequest = {
+    /**
+     * No colon (basic authentication separates user and password with it; accounts never have one).
+     */
     username: string;
     password: string;
     /**
@@ -425,8 +428,8 @@ export type DeployRequest = DeclarativeDeployment | Declaration;
  * declaration) and `remove` (remove the tenants the declaration names); `persist` (default
  * `true`) saves the configuration so that it survives a restart, `false` changes only the
  * running configuration. `deploy`, `dry-run` and `remove` need a `declaration`. Other
- * properties the real extension knows (`logLevel`, `trace`, `historyAge`, ...) are accepted,
- * accepted and kept with the task; they have no effect here.
+ * properties the real extension knows (`logLevel`, `trace`, `historyAge`, ...) are accepted
+ * and ignored: they have no effect here.
  *
  */
 export type DeclarativeDeployment = unknown & {

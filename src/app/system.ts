@@ -164,8 +164,9 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     }
     roles.sort((a, b) => ROLE_NAMES.indexOf(a.role) - ROLE_NAMES.indexOf(b.role));
     for (const hooks of lifecycles.filter((l) => config.roles.includes(l.role))) {
-      await hooks.start();
+      // Listed before it starts: a start that fails half-way is still stopped (stop hooks bear a second call).
       started.push(hooks);
+      await hooks.start();
     }
   } catch (error) {
     await Promise.all(servers.map((s) => s.close(0)));

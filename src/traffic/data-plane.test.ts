@@ -160,7 +160,7 @@ t.test('qlogging on, requests, off: trace0.qlog parses and holds connections and
 t.test('access logging and the event level switch at runtime', async (t) => {
   const member = await startHttpMember(t, 'a');
   const [port] = await freePorts(1);
-  const logs = captureLogs('debug');
+  const logs = captureLogs('info');
   const { dataPlane } = startDataPlane(t, logs.logger);
   await dataPlane.apply([service('/T/A/web', port!, [member])]);
   const messages = async () => {

@@ -53,11 +53,11 @@ export function createServiceEvents(service: string, logger: Logger, hooks: Serv
   return {
     connectionStarted(connection: ConnectionEnds) {
       hooks.trace?.()?.event('transport:connection_started', { ...qlogConnection(connection), protocol: 'TCP', service });
-      if (isRecordedAt(level(), 'Notice')) logger.debug({ service, ...connection }, 'connection opened');
+      if (isRecordedAt(level(), 'Notice')) logger.info({ service, ...connection }, 'connection opened');
     },
     connectionClosed(connection: ConnectionEnds) {
       hooks.trace?.()?.event('transport:connection_closed', { ...qlogConnection(connection), service });
-      if (isRecordedAt(level(), 'Notice')) logger.debug({ service, ...connection }, 'connection closed');
+      if (isRecordedAt(level(), 'Notice')) logger.info({ service, ...connection }, 'connection closed');
     },
     requestEnded(request: RequestRecord) {
       const { connection, method, path, status, member, failure, bytesIn, bytesOut, ms } = request;

@@ -16,6 +16,8 @@ LOOPBACK.addAddress('::1', 'ipv6');
 
 /** A route domain suffix (`10.0.1.10%2`): the device has a single routing table, so it is dropped. */
 const ROUTE_DOMAIN = /%\d+$/;
+/** A host prefix (`/32`, `/128`) names the address itself; a shorter one is a network, never bound. */
+const HOST_PREFIX = { 4: '/32', 6: '/128' } as const;
 
 const MAX_PORT = 65_535;
 
@@ -27,10 +29,12 @@ const MAX_PORT = 65_535;
  * listenPlan('10.0.1.10', 80, 10_000)   // { bindable: false, port: 10080, reason: 'not a loopback address: ...' }
  */
 export function listenPlan(address: string, virtualPort: number, portOffset: number): ListenPlan {
-  const host = address.replace(ROUTE_DOMAIN, '');
+  const slash = address.indexOf('/');
+  const host = (slash === -1 ? address : address.slice(0, slash)).replace(ROUTE_DOMAIN, '');
   const port = virtualPort + portOffset;
   const family = isIP(host);
   if (family === 0) return { bindable: false, port, reason: `${address} is not an IP address` };
+  if (slash !== -1 && address.slice(slash) !== HOST_PREFIX[family as 4 | 6]) return { bindable: false, port, reason: 'a network, not one address: not bound' };
   if (!LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6')) {
     return { bindable: false, port, reason: 'not a loopback address: only 127.0.0.0/8 and ::1 are bound on this device' };
   }

@@ -96,7 +96,7 @@ t.test('close() cuts what is still in flight once the grace has passed on the in
 
 t.test('the hooks decide per request what is logged: access lines, and events by level', async (t) => {
   const member = await startHttpMember(t, 'a');
-  const logs = captureLogs('debug');
+  const logs = captureLogs('info');
   let access = false;
   let level: DataPlaneLevel = 'Critical';
   const { port } = await startVirtualServer(t, [member, { host: '127.0.0.1', port: await closedPort() }], { logger: logs.logger, hooks: { accessLog: () => access, eventLevel: () => level } });

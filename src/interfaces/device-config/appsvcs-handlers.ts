@@ -14,10 +14,10 @@ export function createAppsvcsHandlers(deps: { service: DeclarativeService }) {
   const deployDeclaration: TypedHandler<F.DeployDeclarationData, F.DeployDeclarationResponses & F.DeployDeclarationErrors> = async ({ body, query }) =>
     respond(await service.deploy(body, { ...(query.async === undefined ? {} : { async: query.async }), ...(query.updateMode ? { updateMode: query.updateMode } : {}) }));
 
-  const getDeclaration: TypedHandler<F.GetDeclarationData, F.GetDeclarationResponses & F.GetDeclarationErrors> = () => respond(service.read());
+  const getDeclaration: TypedHandler<F.GetDeclarationData, F.GetDeclarationResponses & F.GetDeclarationErrors> = async () => respond(await service.read());
 
-  const getTenantDeclaration: TypedHandler<F.GetTenantDeclarationData, F.GetTenantDeclarationResponses & F.GetTenantDeclarationErrors> = ({ params }) =>
-    respond(service.read(tenantList(params.tenants)));
+  const getTenantDeclaration: TypedHandler<F.GetTenantDeclarationData, F.GetTenantDeclarationResponses & F.GetTenantDeclarationErrors> = async ({ params }) =>
+    respond(await service.read(tenantList(params.tenants)));
 
   const deleteDeclaration: TypedHandler<F.DeleteDeclarationData, F.DeleteDeclarationResponses & F.DeleteDeclarationErrors> = async () => respond(await service.remove());
 

@@ -26,7 +26,7 @@ export interface DeclarationStore {
   getTask(id: string): Promise<TaskRow | undefined>;
   /** Newest first. */
   listTasks(limit: number): Promise<TaskRow[]>;
-  /** Keeps the newest `keep` task records. */
+  /** Keeps the newest `keep` finished task records (queued ones are kept whatever their number). */
   pruneTasks(keep: number): Promise<void>;
 }
 
@@ -93,7 +93,10 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
       return (await db.query(`SELECT id, created_order, state, request, record FROM device_deploy_tasks ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(limit)}`)).map(toTask);
     },
     async pruneTasks(keep) {
-      await db.execute(`DELETE FROM device_deploy_tasks WHERE id NOT IN (SELECT id FROM device_deploy_tasks ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(keep)})`);
+      // Only finished records go: a queued task is never forgotten while it waits.
+      await db.execute(
+        `DELETE FROM device_deploy_tasks WHERE state = 'done' AND id NOT IN (SELECT id FROM device_deploy_tasks WHERE state = 'done' ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(keep)})`,
+      );
     },
   };
 }

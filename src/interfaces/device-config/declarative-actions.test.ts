@@ -76,3 +76,18 @@ t.test('what fails, and how', async (t) => {
   t.same(kept.Web_Prod.App_1.health_monitor, real.declaration.Web_Prod.App_1.health_monitor, 'unmodelled members are kept as given');
   t.same(kept.Web_Prod.App_1.serviceMain.profileHTTP, { bigip: '/Common/http' }, 'and unmodelled properties');
 });
+
+t.test('persist false, then the same declaration with persist true: it is saved (answered no change)', async (t) => {
+  const { system, config, stop } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
+  const client = deviceClient(system.url('device'));
+  const body = (persist: boolean) => ({ class: 'AS3', action: 'deploy', persist, declaration: adc(tenant('T1', '10.3.0.1')) }) as never;
+  t.match((await sdk.deployDeclaration({ client, body: body(false) })).data, { results: [{ message: 'success' }] });
+  t.match((await sdk.deployDeclaration({ client, body: body(true) })).data, { results: [{ message: 'no change' }] });
+  const retrieve = await sdk.deployDeclaration({ client, body: { class: 'AS3', action: 'retrieve' } as never });
+  const tasks = (await sdk.listDeployTasks({ client })).data!.items;
+  t.match(tasks[0], { results: [{ code: 200, message: 'success' }], declaration: { T1: { class: 'Tenant' } } }, 'a retrieve leaves a record with the declaration it answered');
+  t.equal(retrieve.response?.status, 200);
+  await stop();
+  const again = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, database: config.database } });
+  t.same(await deployed(deviceClient(again.system.url('device'))), ['T1'], 'saved: back after a restart');
+});

@@ -29,8 +29,13 @@ function roundDeclaration(r: number) {
   return { class: 'AS3', action: 'deploy', persist: true, declaration };
 }
 
-/** The round a tenant's saved declaration carries, or 'none'. */
-const roundOf = (tenant: any) => (tenant ? Number(String(tenant.App0.remark).slice('round '.length)) : 'none');
+/** The round every application of a tenant carries, 'none' when it is not deployed, 'mixed' when its applications disagree. */
+function roundOf(tenant: any): number | 'none' | 'mixed' {
+  if (!tenant) return 'none';
+  const rounds = new Set(Object.values(tenant).filter((app: any) => app?.class === 'Application').map((app: any) => String(app.remark)));
+  if (rounds.size !== 1 || Object.keys(tenant).length !== 41) return 'mixed';
+  return Number([...rounds][0]!.slice('round '.length));
+}
 
 async function startDevice(t: TapTest, database: string, dataDir: string) {
   const env = {

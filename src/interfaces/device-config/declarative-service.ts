@@ -1,20 +1,11 @@
 import type { ValidateFunction } from 'ajv';
 import type { Clock } from '../../lib/clock.ts';
-import { ERROR_CODES } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { findAddressConflicts } from './declaration/conflicts.ts';
-import { planTenant, type ServicePlan, type TenantPlan } from './declaration/plan.ts';
 import { readDeployRequest, type DeployRequest } from './declaration/request.ts';
-import { isSameTenant } from './declaration/same-tenant.ts';
-import type { DeclarationHeader, DeclarationStore, TaskRow, TenantChange } from './declaration-store.ts';
+import type { DeclarationStore, TaskRow } from './declaration-store.ts';
+import { appsvcsFailure, createTenantDeployer, headerOf, tenantsOf, type Answer, type DataPlanePort } from './tenant-deployer.ts';
 
-/** What the declarative service answers: a status and a body in the appsvcs shapes. */
-export type Answer = { status: number; body?: unknown };
-
-/** The data plane the deployed services run on (src/traffic/data-plane.ts). */
-export type DataPlanePort = {
-  apply(services: readonly ServicePlan[]): Promise<{ ok: true } | { ok: false; failures: readonly { key: string; address: string; port: number; reason: string }[] }>;
-};
+export type { Answer, DataPlanePort } from './tenant-deployer.ts';
 
 export type DeployInfo = { version: string; release: string; schemaCurrent: string; schemaMinimum: string };
 
@@ -30,282 +21,163 @@ export type DeclarativeServiceOptions = {
   newTaskId: () => string;
 };
 
-type TenantResult = {
-  code: number;
-  message: string;
-  response?: string;
-  lineCount?: number;
-  host: string;
-  tenant?: string;
-  runTime: number;
-  warnings?: string[];
-};
-
-type Running = { plan: TenantPlan };
-
+/** Task records kept (the real extension keeps a bounded history too). */
 const KEEP_TASKS = 100;
-
-type AppsvcsCode = 'declarationInvalid' | 'declarationFailed' | 'deploymentBusy' | 'taskNotFound' | 'tenantNotFound';
-
-/** An appsvcs failure `{code, message, ...}`: the registry's status (src/lib/errors.ts), the real product's message. */
-const failure = (code: AppsvcsCode, message: string = ERROR_CODES[code].message, extra: Record<string, unknown> = {}): Answer => ({
-  status: ERROR_CODES[code].status,
-  body: { code: ERROR_CODES[code].status, message, ...extra },
-});
+/** Asynchronous deployments waiting at most; past it a new one gets 503 like a synchronous one. */
+const MAX_QUEUED = 100;
 const IN_PROGRESS = [{ code: 0, message: 'in progress' }];
-const TENANT_MEMBER = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { class?: unknown }).class === 'Tenant';
-const isApplication = (value: unknown) => typeof value === 'object' && value !== null && (value as { class?: unknown }).class === 'Application';
 
-/** A declaration's own fields: everything that is not a tenant. */
-const headerOf = (declaration: Readonly<Record<string, unknown>>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(declaration).filter(([, value]) => !TENANT_MEMBER(value)));
-
-const tenantsOf = (declaration: Readonly<Record<string, unknown>>): [string, Record<string, unknown>][] =>
-  Object.entries(declaration).filter((entry): entry is [string, Record<string, unknown>] => TENANT_MEMBER(entry[1]));
+type Task = { id: string; order: number; request: DeployRequest | { action: 'remove-tenants'; tenants: string[] } };
 
 /**
- * Declarative deployment on the device (`/mgmt/shared/appsvcs`): reads a deployment, replaces each
- * tenant it names whole (seed), runs the tenants' services on the data plane, saves them in one
- * transaction, and keeps a record of every deployment. One deployment runs at a time: a synchronous one
- * that finds the device busy gets 503; asynchronous ones queue, saved, and run again after a restart.
+ * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a
+ * time. A synchronous deployment or removal that finds the device busy (or deployments queued) gets
+ * 503; asynchronous ones queue, are saved, and run again after a restart. Every operation leaves a
+ * task record. Nothing is answered before the saved configuration is loaded (`start`).
  */
 export function createDeclarativeService(options: DeclarativeServiceOptions) {
-  const { store, dataPlane, clock, hostname } = options;
-  const running = new Map<string, Running>();
-  let header: DeclarationHeader | undefined;
+  const { store, clock, hostname, logger } = options;
+  const tenants = createTenantDeployer({ store, dataPlane: options.dataPlane, clock, logger, hostname, schemaCurrent: options.info.schemaCurrent });
   let busy = false;
-  const queue: TaskRow[] = [];
-  let order = 0;
-  let drained: Promise<void> = Promise.resolve();
   let stopped = false;
+  const queue: Task[] = [];
+  let order = 0;
+  /** The operation running now, if any (stop waits for it). */
+  let current: Promise<unknown> = Promise.resolve();
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
 
   const nextOrder = () => clock.nowMs() * 1000 + (order++ % 1000);
-  const historyId = () => `${String(clock.nowMs()).padStart(15, '0')}-${String(order++ % 1_000_000).padStart(6, '0')}`;
   const selfLink = (id: string) => `https://localhost/mgmt/shared/appsvcs/task/${id}`;
-  const allServices = (tenants: ReadonlyMap<string, Running>) => [...tenants.values()].flatMap((r) => r.plan.services);
-  const busyAnswer = () => failure('deploymentBusy', `Configuration operation in progress on device ${hostname}, please try again in 2 minutes`);
+  const busyAnswer = () => appsvcsFailure('deploymentBusy', `Configuration operation in progress on device ${hostname}, please try again in 2 minutes`);
+  const invalid = (errors: string[]) => appsvcsFailure('declarationInvalid', undefined, { errors });
+  const emptyHeader = () => tenants.header() ?? { class: 'ADC', schemaVersion: options.info.schemaCurrent };
 
-  /** The declaration as deployed, restricted to `names` (all tenants when undefined). */
-  function declarationOf(names?: readonly string[]): Record<string, unknown> {
-    const out: Record<string, unknown> = { ...(header ?? { class: 'ADC', schemaVersion: options.info.schemaCurrent }) };
-    for (const [name, entry] of running) if (!names || names.includes(name)) out[name] = entry.plan.declaration;
-    return out;
-  }
-
-  /** Replaces the named tenants (null: remove). The heart of a deployment; runs under the lock. */
-  async function applyTenants(named: readonly [string, Record<string, unknown> | null][], nextHeader: DeclarationHeader, persist: boolean, dryRun: boolean) {
-    const results = new Map<string, TenantResult>();
-    const started = clock.nowMs();
-    const result = (tenant: string, fields: Omit<TenantResult, 'host' | 'tenant' | 'runTime'>) =>
-      results.set(tenant, { ...fields, host: hostname, tenant, runTime: clock.nowMs() - started });
-    const failed = (tenant: string, response: string) => result(tenant, { code: 422, message: 'declaration failed', response });
-
-    const changes = new Map<string, TenantPlan | null>();
-    for (const [tenant, declaration] of named) {
-      if (declaration === null || !Object.values(declaration).some(isApplication)) {
-        if (running.has(tenant)) changes.set(tenant, null);
-        else result(tenant, { code: 200, message: 'no change' });
-        continue;
-      }
-      const planned = planTenant(tenant, declaration, { deployed: running });
-      if (!planned.ok) {
-        failed(tenant, planned.message);
-        continue;
-      }
-      const current = running.get(tenant);
-      if (current && isSameTenant(current.plan.declaration, planned.plan.declaration)) {
-        result(tenant, { code: 200, message: 'no change', lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) });
-      } else {
-        changes.set(tenant, planned.plan);
-      }
-    }
-    const kept = [...running.values()].filter((r) => !changes.has(r.plan.tenant)).map((r) => r.plan);
-    const conflicts = findAddressConflicts([...changes.values()].filter((p): p is TenantPlan => p !== null), kept);
-    for (const [tenant, message] of conflicts) {
-      changes.delete(tenant);
-      failed(tenant, message);
-    }
-
-    if (!dryRun && changes.size > 0) {
-      const next = new Map(running);
-      for (const [tenant, plan] of changes) (plan ? next.set(tenant, { plan }) : next.delete(tenant));
-      let applied = await dataPlane.apply(allServices(next));
-      if (!applied.ok) {
-        // The tenants whose listeners could not be bound fail; the others are tried again without them.
-        const failing = new Set(applied.failures.map((f) => f.key.split('/')[1]!));
-        for (const failure of applied.failures) {
-          const tenant = failure.key.split('/')[1]!;
-          if (changes.has(tenant)) failed(tenant, `${failure.key}: cannot listen on ${failure.address} port ${failure.port}: ${failure.reason}`);
-        }
-        for (const tenant of failing) {
-          changes.delete(tenant);
-          const old = running.get(tenant);
-          if (old) next.set(tenant, old);
-          else next.delete(tenant);
-        }
-        applied = await dataPlane.apply(allServices(next));
-        if (!applied.ok) {
-          for (const tenant of changes.keys()) failed(tenant, 'the data plane could not start the services');
-          changes.clear();
-          await dataPlane.apply(allServices(running));
-        }
-      }
-      if (changes.size > 0) {
-        const stored: TenantChange[] = [...changes].map(([tenant, plan]) => ({ tenant, declaration: plan ? plan.declaration : null }));
-        const after = new Map(running);
-        for (const [tenant, plan] of changes) (plan ? after.set(tenant, { plan }) : after.delete(tenant));
-        if (persist) {
-          const full = { ...nextHeader, ...Object.fromEntries([...after].map(([name, r]) => [name, r.plan.declaration])) };
-          try {
-            await store.save(nextHeader, stored, full, clock.nowMs(), historyId());
-          } catch (error) {
-            await dataPlane.apply(allServices(running));
-            throw error;
-          }
-        }
-        running.clear();
-        for (const [tenant, entry] of after) running.set(tenant, entry);
-        header = nextHeader;
-      }
-    }
-    for (const [tenant, plan] of changes) {
-      result(tenant, { code: 200, message: 'success', ...(plan ? { lineCount: plan.lineCount, ...warningsOf(plan) } : {}) });
-    }
-    if (dryRun && changes.size === 0 && results.size === 0) results.set('', { code: 200, message: 'no change', host: hostname, runTime: 0 });
-    const ordered = named.map(([tenant]) => results.get(tenant)!).filter(Boolean);
-    if (ordered.length === 0) ordered.push({ code: 200, message: 'no change', host: hostname, runTime: clock.nowMs() - started });
-    const okCount = ordered.filter((r) => r.code === 200).length;
-    const status = okCount === ordered.length ? 200 : okCount === 0 ? 422 : 207;
-    const body: Record<string, unknown> = {
-      ...(status === 422 ? (failure('declarationFailed').body as object) : {}),
-      results: ordered.map(({ tenant, ...rest }) => (tenant ? { ...rest, tenant } : rest)),
-      declaration: declarationOf(named.map(([tenant]) => tenant)),
-      ...(dryRun ? { dryRun: true } : {}),
-    };
-    return { status, body };
-  }
-
-  const warningsOf = (plan: TenantPlan) => (plan.warnings.length > 0 ? { warnings: [...plan.warnings] } : {});
-
-  /** Runs one read request (under the lock). */
-  async function execute(request: DeployRequest): Promise<Answer> {
+  async function execute(request: Task['request']): Promise<Answer> {
     switch (request.action) {
+      case 'remove-tenants':
+        return tenants.apply(request.tenants.map((t): [string, null] => [t, null]), emptyHeader(), true, false);
       case 'retrieve':
-        return running.size === 0 ? { status: 204 } : { status: 200, body: declarationOf() };
+        return tenants.tenants().length === 0 ? { status: 204 } : { status: 200, body: tenants.declarationOf() };
       case 'redeploy': {
         const previous = await store.history(request.redeployAge);
         if (!previous) return invalid([`/redeployAge: no saved declaration ${request.redeployAge} deployments ago`]);
-        return deployDeclaration(previous, request.persist, false, 'selective');
+        return deploy(previous, request.persist, false, 'selective');
       }
-      case 'remove': {
-        const named = tenantsOf(request.declaration!).map(([tenant]): [string, null] => [tenant, null]);
-        return applyTenants(named, header ?? headerOf(request.declaration!), request.persist, request.dryRun);
-      }
+      case 'remove':
+        return tenants.apply(tenantsOf(request.declaration!).map(([t]): [string, null] => [t, null]), emptyHeader(), request.persist, request.dryRun);
       default:
-        return deployDeclaration(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode);
+        return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode);
     }
   }
 
-  function deployDeclaration(declaration: Readonly<Record<string, unknown>>, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete') {
+  function deploy(declaration: Readonly<Record<string, unknown>>, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete') {
     const named: [string, Record<string, unknown> | null][] = tenantsOf(declaration);
     if (updateMode === 'complete') {
-      for (const tenant of running.keys()) if (!named.some(([name]) => name === tenant)) named.push([tenant, null]);
+      const declared = new Set(named.map(([name]) => name));
+      for (const tenant of tenants.tenants()) if (!declared.has(tenant)) named.push([tenant, null]);
     }
-    return applyTenants(named, { ...headerOf(declaration), updateMode }, persist, dryRun);
+    return tenants.apply(named, { ...headerOf(declaration), updateMode }, persist, dryRun);
   }
 
-  const invalid = (errors: string[]) => failure('declarationInvalid', undefined, { errors });
+  /** The record of a finished operation, as `GET /task/<id>` shows it. */
+  function recordOf(task: Task, answer: Answer) {
+    const body = answer.body as { results?: unknown[]; message?: string; declaration?: unknown; class?: unknown } | undefined;
+    const retrieved = task.request.action === 'retrieve';
+    const results = body?.results ?? [{ code: answer.status === 204 || retrieved ? 200 : answer.status, message: answer.status < 300 ? 'success' : (body?.message ?? 'declaration failed'), host: hostname }];
+    const declaration = retrieved ? (body ?? {}) : (body?.declaration ?? {});
+    return { id: task.id, results, declaration, selfLink: selfLink(task.id) };
+  }
 
-  /** Runs `work` under the lock and records it as a task; the lock is free again when it settles. */
-  async function locked(task: { id: string; order: number; request: unknown }, work: () => Promise<Answer>): Promise<Answer> {
+  /** Runs one operation under the lock and records it; the lock is free again when it settles. */
+  async function locked(task: Task): Promise<Answer> {
     busy = true;
-    try {
-      const answer = await work();
-      const record = { id: task.id, results: resultsOf(answer), declaration: declarationIn(answer), selfLink: selfLink(task.id) };
-      await store.putTask({ id: task.id, order: task.order, state: 'done', request: task.request, record });
-      await store.pruneTasks(KEEP_TASKS);
-      return answer;
-    } finally {
-      busy = false;
-      drained = drainQueue();
-    }
+    const run = (async () => {
+      try {
+        const answer = await execute(task.request);
+        // The record keeps no request: a finished task needs only its answer (requests can be megabytes).
+        await store.putTask({ id: task.id, order: task.order, state: 'done', request: {}, record: recordOf(task, answer) });
+        await store.pruneTasks(KEEP_TASKS);
+        return answer;
+      } finally {
+        busy = false;
+        if (!stopped) queueMicrotask(runQueued);
+      }
+    })();
+    current = run.catch(() => undefined);
+    return run;
   }
 
-  const resultsOf = (answer: Answer) => {
-    const body = answer.body as { results?: unknown[]; code?: number; message?: string; errors?: unknown } | undefined;
-    if (body?.results) return body.results;
-    if (answer.status === 204) return [{ code: 200, message: 'no change', host: hostname }];
-    return [{ code: answer.status, message: body?.message ?? 'declaration failed', host: hostname }];
-  };
-  const declarationIn = (answer: Answer) => ((answer.body as { declaration?: unknown } | undefined)?.declaration ?? {});
-
-  async function drainQueue(): Promise<void> {
+  /** Starts the next queued deployment, if the lock is free; its failure is recorded and logged, never thrown. */
+  function runQueued() {
     if (busy || stopped) return;
     const task = queue.shift();
     if (!task) return;
-    const read = task.request as DeployRequest;
-    await locked(task, () => execute(read)).catch((error: unknown) => {
-      options.logger.error({ err: error, task: task.id }, 'declarative deployment task failed');
-      return store.putTask({ ...task, state: 'done', record: { id: task.id, results: [{ code: 500, message: 'declaration failed', host: hostname }], declaration: {}, selfLink: selfLink(task.id) } });
+    locked(task).catch(async (error: unknown) => {
+      logger.error({ err: error, task: task.id }, 'declarative deployment task failed');
+      const record = { id: task.id, results: [{ code: 500, message: 'declaration failed', host: hostname }], declaration: {}, selfLink: selfLink(task.id) };
+      await store.putTask({ id: task.id, order: task.order, state: 'done', request: {}, record }).catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
     });
   }
 
   return {
     info: () => options.info,
+    services: () => tenants.services(),
 
-    /** Loads the saved configuration, starts its services, and queues tasks a restart cut off. */
+    /** Loads the saved configuration, starts its services, and queues the tasks a restart cut off. */
     async start() {
-      const saved = await store.load();
-      header = saved.header;
-      for (const [tenant, declaration] of saved.tenants) {
-        const planned = planTenant(tenant, declaration as Record<string, unknown>, { deployed: new Map() });
-        if (planned.ok) running.set(tenant, { plan: planned.plan });
-        else options.logger.error({ tenant }, 'a saved tenant no longer plans; it is kept but serves nothing');
+      busy = true;
+      try {
+        await tenants.load();
+        const pending = (await store.listTasks(KEEP_TASKS + MAX_QUEUED)).filter((t) => t.state === 'in progress').reverse();
+        order = pending.length;
+        queue.push(...pending.map((t: TaskRow) => ({ id: t.id, order: t.order, request: t.request as DeployRequest })));
+      } finally {
+        busy = false;
+        markStarted();
       }
-      const applied = await dataPlane.apply(allServices(running));
-      if (!applied.ok) options.logger.error({ failures: applied.failures }, 'some saved services could not listen');
-      const pending = (await store.listTasks(KEEP_TASKS)).filter((t) => t.state === 'in progress').reverse();
-      order = pending.length;
-      queue.push(...pending);
-      drained = drainQueue();
+      runQueued();
     },
 
+    /** Stops taking queued work and waits for the operation in progress. */
     async stop() {
       stopped = true;
-      await drained;
+      markStarted();
+      await current;
     },
 
     /** `POST /declare`. */
     async deploy(body: unknown, query: { async?: boolean; updateMode?: 'selective' | 'complete' }): Promise<Answer> {
+      await started;
       const read = readDeployRequest(body, await options.schemas(), options.info, query.updateMode ? { updateMode: query.updateMode } : {});
       if (!read.ok) return invalid(read.errors);
-      const task = { id: options.newTaskId(), order: nextOrder(), request: read.request };
+      const task: Task = { id: options.newTaskId(), order: nextOrder(), request: read.request };
       if (query.async) {
+        if (queue.length >= MAX_QUEUED || stopped) return busyAnswer();
         const record = { id: task.id, results: [{ code: 0, message: 'Declaration successfully submitted' }], declaration: {}, selfLink: selfLink(task.id) };
         await store.putTask({ ...task, state: 'in progress', record: { ...record, results: IN_PROGRESS } });
-        queue.push({ ...task, state: 'in progress', record });
-        drained = drainQueue();
+        queue.push(task);
+        runQueued();
         return { status: 202, body: record };
       }
-      if (busy || queue.length > 0) return busyAnswer();
-      return locked(task, () => execute(read.request));
+      if (busy || queue.length > 0 || stopped) return busyAnswer();
+      return locked(task);
     },
 
     /** `DELETE /declare[/<tenants>]`. */
-    async remove(tenants?: readonly string[]): Promise<Answer> {
-      if (busy || queue.length > 0) return busyAnswer();
-      const names = tenants ?? [...running.keys()];
-      const task = { id: options.newTaskId(), order: nextOrder(), request: { action: 'remove', tenants: names } };
-      return locked(task, () => applyTenants(names.map((t): [string, null] => [t, null]), header ?? { class: 'ADC', schemaVersion: options.info.schemaCurrent }, true, false));
+    async remove(names?: readonly string[]): Promise<Answer> {
+      await started;
+      if (busy || queue.length > 0 || stopped) return busyAnswer();
+      return locked({ id: options.newTaskId(), order: nextOrder(), request: { action: 'remove-tenants', tenants: [...(names ?? tenants.tenants())] } });
     },
 
     /** `GET /declare[/<tenants>]`. */
-    read(tenants?: readonly string[]): Answer {
-      if (!tenants) return running.size === 0 ? { status: 204 } : { status: 200, body: declarationOf() };
-      const missing = tenants.filter((t) => !running.has(t));
-      if (missing.length > 0) return failure('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`);
-      return { status: 200, body: declarationOf(tenants) };
+    async read(names?: readonly string[]): Promise<Answer> {
+      await started;
+      if (!names) return tenants.tenants().length === 0 ? { status: 204 } : { status: 200, body: tenants.declarationOf() };
+      const missing = names.filter((t) => !tenants.has(t));
+      if (missing.length > 0) return appsvcsFailure('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`);
+      return { status: 200, body: tenants.declarationOf(new Set(names)) };
     },
 
     async listTasks(): Promise<Answer> {
@@ -314,12 +186,9 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
 
     async getTask(id: string): Promise<Answer> {
       const task = await store.getTask(id);
-      if (!task) return failure('taskNotFound', `No record found with ID of ${id}`);
+      if (!task) return appsvcsFailure('taskNotFound', `No record found with ID of ${id}`);
       return { status: 200, body: task.record };
     },
-
-    /** Services as the data plane should run them now (for status pages and tests). */
-    services: () => allServices(running),
   };
 }
 

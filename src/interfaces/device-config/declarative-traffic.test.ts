@@ -1,6 +1,7 @@
 import t from 'tap';
 import * as sdk from '../../../generated/device-config/sdk.gen.ts';
 import { startTestSystem } from '../../app/test-system.ts';
+import { captureLogs } from '../../lib/test-logger.ts';
 import { ADMIN_PASSWORD, declaration, deviceClient, freePort, serviceWithPool, startMember, through } from './test-device.ts';
 
 t.test("the seed's behaviour note: a deployment replaces the tenant's whole configuration, and its services carry traffic", async (t) => {
@@ -48,4 +49,33 @@ t.test('replacing one tenant leaves the other tenants serving', async (t) => {
   t.same([await through(pa), await through(pb), await through(pc)], ['a', 'refused', 'b'], "the other tenant's service kept serving");
   const both = await sdk.getDeclaration({ client });
   t.same(Object.keys(both.data as object).filter((k) => k === 'T' || k === 'Other').sort(), ['Other', 'T'], 'tenants the declaration does not name stay (selective)');
+});
+
+t.test('a saved service whose port is taken at start stops only its own tenant; the others serve and deployments go on', async (t) => {
+  const { system, config, stop } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD }, fakeTimers: true });
+  const client = deviceClient(system.url('device'));
+  const [a, b] = await Promise.all([startMember(t, 'a'), startMember(t, 'b')]);
+  const [pa, pb, pc] = [await freePort(), await freePort(), await freePort()];
+  t.equal((await sdk.deployDeclaration({ client, body: declaration('TA', serviceWithPool('S', 'P', pa, [a.port])) as never })).response?.status, 200);
+  t.equal((await sdk.deployDeclaration({ client, body: declaration('TB', serviceWithPool('S', 'P', pb, [b.port])) as never })).response?.status, 200);
+  await stop();
+
+  const { createServer } = await import('node:http');
+  const taken = createServer((_req, res) => res.end('squatter'));
+  await new Promise<void>((resolve) => taken.listen(pa, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => taken.close(resolve)));
+
+  const log = captureLogs('warn');
+  const again = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, database: config.database }, fakeTimers: true, logger: log.logger });
+  t.match(log.text(), /"tenant":"TA".*cannot listen.*address in use.*stops serving/, 'the start says which tenant could not listen and why');
+  const client2 = deviceClient(again.system.url('device'));
+  t.equal(await through(pb), 'b', 'the other tenant serves');
+  t.equal(await through(pa), 'squatter', 'the taken port is left to whoever has it');
+  const unrelated = await sdk.deployDeclaration({ client: client2, body: declaration('TC', serviceWithPool('S', 'P', pc, [b.port])) as never });
+  t.equal(unrelated.response?.status, 200, `an unrelated deployment still succeeds: ${JSON.stringify(unrelated.data ?? unrelated.error)}`);
+  t.equal(await through(pc), 'b');
+  await new Promise((resolve) => taken.close(resolve));
+  const retried = await sdk.deployDeclaration({ client: client2, body: declaration('TA', serviceWithPool('S', 'P', pa, [a.port])) as never });
+  t.match(retried.data, { results: [{ tenant: 'TA', message: 'success' }] }, 'deploying the stopped tenant again binds it (not "no change")');
+  t.equal(await through(pa), 'a');
 });

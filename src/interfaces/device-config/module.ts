@@ -91,10 +91,16 @@ export const deviceConfigModule = {
     // Loaded on the first deployment: ajv's 2020 draft costs ~60 ms of every start otherwise.
     let schemas: Promise<(pointer: string) => ValidateFunction> | undefined;
     const loadSchemas = () =>
-      (schemas ??= import('../../lib/spec-ajv.ts').then(({ createSpecValidator }) => {
-        const specs = createSpecValidator(context.runtime.document);
-        return (pointer: string) => specs.at(pointer);
-      }));
+      (schemas ??= import('../../lib/spec-ajv.ts').then(
+        ({ createSpecValidator }) => {
+          const specs = createSpecValidator(context.runtime.document);
+          return (pointer: string) => specs.at(pointer);
+        },
+        (error: unknown) => {
+          schemas = undefined; // tried again on the next deployment
+          throw error;
+        },
+      ));
     const service = createDeclarativeService({
       store: createSqlDeclarationStore(context.database),
       dataPlane,
@@ -107,7 +113,11 @@ export const deviceConfigModule = {
     });
     context.onRole('device', {
       start: async () => {
-        await applyDbValues((await configStore.dbVariables()).values);
+        // A saved value the data plane cannot take now (say, the data directory went read-only) is
+        // logged; the device still starts and serves its tenants.
+        await applyDbValues((await configStore.dbVariables()).values).catch((error: unknown) =>
+          logger.error({ err: error }, 'the saved system database variables could not all be applied'),
+        );
         await service.start();
       },
       stop: async () => {

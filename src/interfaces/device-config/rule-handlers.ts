@@ -4,7 +4,7 @@ import type { DeviceConfigStore, RuleRecord } from './config-store.ts';
 import { alreadyExists, deviceFailure, fullPath, notFound } from './device-errors.ts';
 import { checkScript } from './tcl-script.ts';
 
-const VERSION = '16.1.0';
+import { DEVICE_VERSION as VERSION } from './device-version.ts';
 const KIND = 'rule';
 
 const selfLink = (partition: string, name: string) =>

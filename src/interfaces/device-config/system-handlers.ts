@@ -4,7 +4,7 @@ import type { DeviceConfigStore } from './config-store.ts';
 import { DB_VARIABLES, inRange, isDbVariable, outOfRangeMessage, type DbValues, type DbVariableName } from './db-variables.ts';
 import { deviceFailure } from './device-errors.ts';
 
-const VERSION = '16.1.0';
+import { DEVICE_VERSION as VERSION } from './device-version.ts';
 
 /** The device's identity (device-info, designed after the real device). */
 export type DeviceIdentity = { hostname: string; machineId: string };
@@ -39,8 +39,9 @@ export function createSystemHandlers(deps: { store: DeviceConfigStore; identity:
     const name = params.dbName;
     if (!isDbVariable(name)) return unknownVariable(name);
     if (!inRange(name, body.value)) return deviceFailure('valueOutOfRange', outOfRangeMessage(name));
+    // Applied first: a value the data plane cannot take (the data directory not writable) is not kept.
+    await deps.apply({ ...(await deps.store.dbVariables()).values, [name]: body.value });
     const generation = await deps.store.setDbVariable(name, body.value);
-    await deps.apply((await deps.store.dbVariables()).values);
     return { status: 200, body: dbState(name, body.value, generation) };
   };
 

@@ -57,6 +57,7 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
       if (typeof address === 'string') {
         const parsed = parseAddress(address);
         if (!parsed || !isLoopback(parsed)) warn(where, `${clip(address)} is not a loopback address; kept, not bound`);
+        else if (parsed.prefix !== (parsed.family === 4 ? 32 : 128)) warn(where, `${clip(address)} is a network, not one address; kept, not bound`);
       } else if (Array.isArray(address)) {
         warn(where, 'a [destination, source] pair is kept, not bound');
       } else {
