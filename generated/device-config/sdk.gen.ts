@@ -350,7 +350,8 @@ export const getDeclaration = <ThrowOnError extends boolean = false>(options?: O
  * PORTOLAN_DEVICE_PORT_OFFSET)` and balances requests round robin over the members of its pool
  * that are in rotation; other addresses are kept and shown as not bound. Replacing or removing
  * a tenant closes its listeners after their requests in flight; other tenants' listeners are
- * not touched.
+ * not touched. The device runs at most 256 listeners in all: a tenant that would need more
+ * fails (`too many listeners on this device`).
  *
  * **Atomic and durable.** A tenant is replaced whole or not at all: the new configuration is
  * saved in one transaction (`persist: true`), so a device stopped at any moment restarts with

@@ -187,3 +187,15 @@ t.test('applies run one after the other: the last one called is what runs', asyn
   t.same(outcomes, [{ ok: true }, { ok: true }]);
   t.same([await bodyThrough(pa!), await bodyThrough(pb!)], ['refused', 'b']);
 });
+
+t.test('the number of listeners is bounded: past it a service fails to apply and nothing changes', async (t) => {
+  const clock = createFakeClock();
+  const plane = createDataPlane({ portOffset: 0, clock, timers: clock, logger: createLogger({ level: 'silent' }), dataDir: '/nonexistent', maxListeners: 1 });
+  t.teardown(() => plane.close());
+  const [p1, p2] = (await freePorts(2)) as [number, number];
+  const spec = (key: string, port: number) => ({ key, addresses: ['127.0.0.1'], port, pool: { key: `${key}/pool`, members: [], monitor: null } });
+  t.same(await plane.apply([spec('/T/A/one', p1)]), { ok: true });
+  const refused = await plane.apply([spec('/T/A/one', p1), spec('/T/A/two', p2)]);
+  t.match(refused, { ok: false, failures: [{ key: '/T/A/two', reason: /too many listeners on this device \(at most 1\)/ }] });
+  t.same(Object.keys(plane.status()), ['/T/A/one'], 'the service that fitted keeps running alone');
+});

@@ -41,6 +41,8 @@ export type DataPlaneOptions = {
   upstreamTimeoutMs?: number;
   connectionsPerMember?: number;
   closeGraceMs?: number;
+  /** Most listeners at once, all services together (default 256); past it a service fails to apply. */
+  maxListeners?: number;
 };
 
 export type DataPlane = {
@@ -78,6 +80,7 @@ const fingerprintOf = (spec: VirtualServiceSpec) => JSON.stringify([spec.address
  */
 export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const { clock, timers, logger } = options;
+  const maxListeners = options.maxListeners ?? 256;
   const services = new Map<string, Running>();
   const listeners = new Map<string, VirtualServer>();
   const draining = new Set<Promise<void>>();
@@ -120,6 +123,12 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       const owner = claimed.get(plan.url);
       if (owner !== undefined) {
         failures.push({ key: spec.key, address, port: plan.port, reason: `address in use by ${owner}` });
+        continue;
+      }
+      // Each listener holds a socket and a pool: a bound on them keeps one declaration from using up the
+      // process's file descriptors, which the management interface needs too.
+      if (claimed.size >= maxListeners) {
+        failures.push({ key: spec.key, address, port: plan.port, reason: `too many listeners on this device (at most ${maxListeners})` });
         continue;
       }
       claimed.set(plan.url, spec.key);

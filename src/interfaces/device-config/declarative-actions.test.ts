@@ -91,3 +91,15 @@ t.test('persist false, then the same declaration with persist true: it is saved 
   const again = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, database: config.database } });
   t.same(await deployed(deviceClient(again.system.url('device'))), ['T1'], 'saved: back after a restart');
 });
+
+t.test('an invalid member name is reported once, and nothing below it repeats it', async (t) => {
+  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
+  const client = deviceClient(system.url('device'));
+  const name = 'secret password=hunter2';
+  const answer = await sdk.deployDeclaration({ client, body: adc({ [name]: { class: 'Tenant', A1: { class: 'Application', S: { class: 'Service_HTTP' } } } }) as never });
+  t.equal(answer.response?.status, 422);
+  const errors = (answer.error as { errors: string[] }).errors;
+  t.equal(errors.filter((e) => e.includes('hunter2')).length, 1, `one error names it: ${JSON.stringify(errors)}`);
+  const removed = await sdk.deleteDeclaration({ client });
+  t.same(removed.data, { results: [{ code: 200, message: 'no change', host: (removed.data as any).results[0].host, runTime: 0 }], declaration: {} }, 'removing with nothing ever deployed: no change, an empty declaration');
+});

@@ -90,10 +90,12 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
     throw new Error('the data plane could not apply the deployed services');
   }
 
-  /** The declaration as deployed, restricted to `names` (all tenants when undefined). */
+  /** The declaration as deployed, restricted to `names` (all tenants when undefined); `{}` when nothing was ever deployed. */
   function declarationOf(names?: ReadonlySet<string>): Record<string, unknown> {
+    const chosen = [...running].filter(([name]) => !names || names.has(name));
+    if (!header && chosen.length === 0) return {};
     const out: Record<string, unknown> = { ...(header ?? { class: 'ADC', schemaVersion: options.schemaCurrent }) };
-    for (const [name, entry] of running) if (!names || names.has(name)) out[name] = entry.plan.declaration;
+    for (const [name, entry] of chosen) out[name] = entry.plan.declaration;
     return out;
   }
 

@@ -37,10 +37,12 @@ export function checkDeclaration(declaration: unknown, schemaAt: SchemaAt, range
     if (fn(value)) return;
     for (const problem of schemaProblems(fn.errors ?? [])) report(pointer + problem.instancePath, problem.message);
   };
+  /** Whether a member's name is valid; an invalid one is reported once and not descended into (its name would lead every pointer below). */
   const checkName = (pointer: string, key: string, level: string) => {
     const fn = schemaAt(`${schema(level)}/propertyNames`);
-    if (fn(key)) return;
+    if (fn(key)) return true;
     for (const error of fn.errors ?? []) report(pointer, `propertyName ${JSON.stringify(clip(key))} ${schemaMessage(error)}`);
+    return false;
   };
   const at = (pointer: string, key: string) => `${pointer}/${escapeSegment(key)}`;
 
@@ -49,17 +51,17 @@ export function checkDeclaration(declaration: unknown, schemaAt: SchemaAt, range
   checkSchemaVersion(own(declaration, 'schemaVersion'), range, report);
 
   for (const [tenantName, tenant] of Object.entries(declaration).filter(([key]) => !DECLARATION_PROPERTIES.has(key))) {
-    checkName('', tenantName, 'Declaration');
+    if (!checkName('', tenantName, 'Declaration')) continue;
     const tenantPointer = at('', tenantName);
     validate(tenantPointer, 'Tenant', isRecord(tenant) ? pick(tenant, TENANT_PROPERTIES) : tenant);
     if (!isRecord(tenant)) continue;
     for (const [appName, application] of applicationsOf(tenant)) {
-      checkName(tenantPointer, appName, 'Tenant');
+      if (!checkName(tenantPointer, appName, 'Tenant')) continue;
       const appPointer = at(tenantPointer, appName);
       validate(appPointer, 'Application', isRecord(application) ? pick(application, APPLICATION_PROPERTIES) : application);
       if (!isRecord(application)) continue;
       for (const [memberName, member] of membersOf(application)) {
-        checkName(appPointer, memberName, 'Application');
+        if (!checkName(appPointer, memberName, 'Application')) continue;
         validate(at(appPointer, memberName), memberSchema(member), withBoundedAddresses(member));
       }
     }
