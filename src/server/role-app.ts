@@ -11,7 +11,7 @@ import { parseBody, parseCookies, parseQuery, splitTarget } from './request-pars
 import { admitBody, mediaTypeOf, tooLarge } from './body-policy.ts';
 import { BodyTimeout, BodyTooLarge, readBody } from './request-body.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
-import { authenticate, isOpen, missingAuthenticators, type Authenticators } from './security.ts';
+import { authenticate, isOpen, missingAuthenticators, operationSecurity, type Authenticators } from './security.ts';
 import { describeProblems, toProblems, MAX_PROBLEMS } from './validation-problems.ts';
 
 /** Renders an expected failure in one interface's wire shape (some negotiate it from the request). */
@@ -123,6 +123,17 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     return fail(owner, portolanError('internal'), request, operation);
   };
 
+  /** An interface's own answer to an unserved path under its prefix, after its document's security (as any of its operations). */
+  async function unroutedAnswer(owner: RoleInterface, answer: HandlerResponse, request: IncomingRequest): Promise<RoleResponse> {
+    const security = operationSecurity(owner.runtime.document, {});
+    if (isOpen(security)) return answer;
+    const cookies = parseCookies(request.headers.cookie);
+    const outcome = await authenticate(security, owner.authenticators ?? {}, { headers: request.headers, cookies, remoteAddress: request.remoteAddress });
+    if (outcome.ok) return answer;
+    const refused = fail(owner, outcome.error, request);
+    return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
+  }
+
   async function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
     const { path, query: queryString } = splitTarget(request.url);
     // HEAD is served wherever GET is (RFC 9110 9.3.2): the same answer, whose body node:http leaves out.
@@ -134,7 +145,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       if (allowed.length === 0) {
         for (const owner of options.interfaces) {
           const answer = owner.unrouted?.(path);
-          if (answer) return answer;
+          if (answer) return unroutedAnswer(owner, answer, request);
         }
         return fail(fallback, portolanError('notFound'), request);
       }

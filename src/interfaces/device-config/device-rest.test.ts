@@ -140,6 +140,10 @@ t.test('any other path under the declarative extension is 400 Bad Request: Inval
     t.equal(response.status, 400, path);
     t.same(await response.json(), { code: 400, message: 'Bad Request: Invalid path' });
   }
+  const anonymous = await fetch(`${system.url('device')}/mgmt/shared/appsvcs/foo`);
+  t.equal(anonymous.status, 401, 'credentials first, as on any operation of the interface');
+  t.equal(anonymous.headers.get('www-authenticate'), 'Basic realm="Enterprise Manager"');
+  await anonymous.arrayBuffer();
   const elsewhere = await fetch(`${system.url('device')}/mgmt/tm/nothing/here`);
   t.equal(elsewhere.status, 404, 'other unknown paths stay 404');
   await elsewhere.arrayBuffer();
