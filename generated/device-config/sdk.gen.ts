@@ -353,6 +353,10 @@ export const getDeclaration = <ThrowOnError extends boolean = false>(options?: O
  * not touched. The device runs at most 256 listeners in all: a tenant that would need more
  * fails (`too many listeners on this device`).
  *
+ * **Size.** A deployment body may be up to 2 MiB (designed; about ten thousand applications): the
+ * device validates and plans it in one go, and a bound on it bounds how long that takes. Larger
+ * bodies get 413.
+ *
  * **Atomic and durable.** A tenant is replaced whole or not at all: the new configuration is
  * saved in one transaction (`persist: true`), so a device stopped at any moment restarts with
  * each tenant wholly old or wholly new. `persist: false` changes only the running
