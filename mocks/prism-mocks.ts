@@ -2,7 +2,7 @@ import type { RoleName } from '../src/lib/roles.ts';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
 import { startMockFront, type MockFront } from './prism-front.ts';
 import { planMocks } from './prism-plan.ts';
-import { findFreePort, startPrism, waitUntilListening, type PrismChild } from './prism-process.ts';
+import { findFreePorts, startPrism, waitUntilListening, type PrismChild } from './prism-process.ts';
 
 export type PrismMocksOptions = {
   /** Specs to mock (default: all eight). */
@@ -64,8 +64,9 @@ export async function startPrismMocks(options: PrismMocksOptions = {}): Promise<
     await Promise.all(children.map((c) => c.stop()));
   };
   try {
-    for (const interfaceName of plan.interfaces) {
-      const port = await findFreePort();
+    const ports = await findFreePorts(plan.interfaces.length);
+    for (const [index, interfaceName] of plan.interfaces.entries()) {
+      const port = ports[index]!;
       children.push(startPrism({
         interfaceName,
         port,

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { findFreePort, startPrism, waitUntilListening } from './prism-process.ts';
+import { findFreePort, findFreePorts, startPrism, waitUntilListening } from './prism-process.ts';
 
 t.test('a Prism server that does not listen in time is reported by spec and port, and stops', async (t) => {
   const port = await findFreePort();
@@ -19,4 +19,10 @@ t.test('a port another program holds is not taken for Prism: its exit is reporte
   const child = startPrism({ interfaceName: 'health', port: (occupant.address() as AddressInfo).port });
   t.teardown(() => child.stop(0));
   await t.rejects(waitUntilListening(child), /^Prism for health exited before listening \(code \d+\):\n[\s\S]*EADDRINUSE/);
+});
+
+t.test('free ports for a fleet are all different: each is held until all are chosen', async (t) => {
+  const ports = await findFreePorts(16);
+  t.equal(new Set(ports).size, 16);
+  t.ok(ports.every((port) => Number.isInteger(port) && port > 0));
 });

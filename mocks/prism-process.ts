@@ -109,13 +109,28 @@ function prismAnswers(port: number): Promise<boolean> {
 }
 
 /** A port the OS says is free now (it could be taken before Prism binds it; Prism then exits and we say so). */
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export async function findFreePort(): Promise<number> {
+  return (await findFreePorts(1))[0]!;
+}
+
+/**
+ * `count` ports the OS says are free now, all different: each is held until all are chosen. Chosen one
+ * after another, a port closed could be handed out again, two mocks would be given one port, and the
+ * Prism that lost it would leave the other answering in its place.
+ */
+export async function findFreePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
+  }
 }

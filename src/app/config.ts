@@ -3,6 +3,7 @@ import { TRAFFIC_SETTINGS, type TrafficConfig } from '../gateway/settings.ts';
 import type { RegistrationConfig } from '../interfaces/client-registration/settings.ts';
 import type { AccessSessionConfig } from '../interfaces/access-session/settings.ts';
 import type { DeviceConfig } from '../interfaces/device-config/settings.ts';
+import type { TopologyConfig } from '../interfaces/topology/settings.ts';
 import { MODULES } from './modules.ts';
 
 /**
@@ -12,7 +13,7 @@ import { MODULES } from './modules.ts';
 export const SETTINGS: readonly Setting[] = [...CORE_SETTINGS, ...TRAFFIC_SETTINGS, ...MODULES.flatMap((m) => m.settings ?? [])];
 
 /** The decoded configuration: frozen, its type derived from the declarations. */
-export type Config = CoreConfig & TrafficConfig & RegistrationConfig & AccessSessionConfig & DeviceConfig;
+export type Config = CoreConfig & TrafficConfig & RegistrationConfig & AccessSessionConfig & DeviceConfig & TopologyConfig;
 
 /**
  * Decodes the configuration: defaults, then the JSON file named by PORTOLAN_CONFIG, then environment
