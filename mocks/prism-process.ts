@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { findFreePorts } from '../src/lib/free-ports.ts';
 import { specPath, type InterfaceName } from '../src/lib/spec-catalog.ts';
 
 const require = createRequire(import.meta.url);
@@ -113,24 +113,4 @@ export async function findFreePort(): Promise<number> {
   return (await findFreePorts(1))[0]!;
 }
 
-/**
- * `count` ports the OS says are free now, all different: each is held until all are chosen. Chosen one
- * after another, a port closed could be handed out again, two mocks would be given one port, and the
- * Prism that lost it would leave the other answering in its place.
- */
-export async function findFreePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => createServer());
-  try {
-    return await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<number>((resolve, reject) => {
-            server.once('error', reject);
-            server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
-  }
-}
+export { findFreePorts };

@@ -86,6 +86,8 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     const missing = missingAuthenticators(own.flatMap((op) => op.security), owner.authenticators ?? {});
     if (missing.length > 0) throw new Error(`role ${options.role}: interface ${owner.runtime.name} has no authenticator for security scheme ${missing.join(', ')}`);
   }
+  // Decided once: the security an interface's unserved paths take (its document's own).
+  const documentSecurity = new Map(options.interfaces.filter((i) => i.unrouted).map((i) => [i, operationSecurity(i.runtime.document, {})]));
   // Path parameters of any length reach validation, which answers the spec's 400 (not a router 404).
   const routes = createRouteTable(operations, { maxParamLength: UNLIMITED_PARAM_LENGTH });
 
@@ -125,7 +127,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
 
   /** An interface's own answer to an unserved path under its prefix, after its document's security (as any of its operations). */
   async function unroutedAnswer(owner: RoleInterface, answer: HandlerResponse, request: IncomingRequest): Promise<RoleResponse> {
-    const security = operationSecurity(owner.runtime.document, {});
+    const security = documentSecurity.get(owner)!;
     if (isOpen(security)) return answer;
     const cookies = parseCookies(request.headers.cookie);
     const outcome = await authenticate(security, owner.authenticators ?? {}, { headers: request.headers, cookies, remoteAddress: request.remoteAddress });

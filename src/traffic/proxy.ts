@@ -1,7 +1,7 @@
 import { Pool as UpstreamPool } from 'undici';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
-import { exchangeWithMember, type ProxyAnswer, type ProxyErrorCode, type ProxyRequest } from './member-exchange.ts';
+import { exchangeWithMember, type ProxyAnswer, type ProxyRequest } from './member-exchange.ts';
 import type { Member, Pool } from './pool.ts';
 
 export type { ProxyAnswer, ProxyErrorCode, ProxyRequest } from './member-exchange.ts';

@@ -3,7 +3,6 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createFakeClock } from '../lib/clock.ts';
 import type { Timers } from '../lib/timers.ts';
-import { portolanError } from '../lib/errors.ts';
 import { createLogger } from '../lib/logger.ts';
 import type { TapTest } from '../lib/tap-test.ts';
 import { renderGatewayError as renderInGatewayShape } from '../interfaces/rate-limit/error-shape.ts';

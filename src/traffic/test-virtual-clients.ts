@@ -1,7 +1,8 @@
 // Test helpers for virtual servers and the data plane: a client that tells a refused connection
 // apart, a member that holds its answers until released, and free ports.
 import { request, type Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer } from 'node:net';
+import { findFreePorts } from '../lib/free-ports.ts';
 import type { TapTest } from '../lib/tap-test.ts';
 import { startHttpMember, waitFor } from './test-servers.ts';
 
@@ -45,17 +46,7 @@ export async function startHeldMember(t: TapTest, name: string) {
 }
 
 /** `count` distinct ports nothing listens on right now (all taken at once, then released). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  for (let i = 0; i < count; i++) {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    servers.push(server);
-  }
-  const ports = servers.map((server) => (server.address() as AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
+export const freePorts = findFreePorts;
 
 /** Holds 127.0.0.1:port until the test ends, so that binding it fails (EADDRINUSE). */
 export async function occupy(t: TapTest, port: number): Promise<void> {

@@ -1,34 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createClient } from '../../../generated/device-config/client/index.ts';
 import { basicAuthorization } from '../../accounts/basic-auth.ts';
+import { findFreePorts } from '../../lib/free-ports.ts';
 
-type Teardown = { teardown(fn: () => unknown): void };
+// Pool members answer `/health` 200 and anything else with their name; `bodyThrough` gives the body of a
+// GET through a deployed service, or 'refused' when nothing listens there.
+export { startHttpMember as startMember } from '../../traffic/test-servers.ts';
+export { bodyThrough as through } from '../../traffic/test-virtual-clients.ts';
 
 export const ADMIN_PASSWORD = 'device admin pw';
 
 /** A client of the device role with the administrative credentials. */
 export const deviceClient = (baseUrl: string) => createClient({ baseUrl, headers: { authorization: basicAuthorization('admin', ADMIN_PASSWORD) } });
-
-/** A pool member: answers `/health` 200 and anything else with its name. */
-export async function startMember(t: Teardown, name: string): Promise<{ port: number; server: Server }> {
-  const server = createServer((request, response) => {
-    response.setHeader('content-type', 'text/plain');
-    response.end(request.url === '/health' ? 'ok' : name);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
-  return { port: (server.address() as AddressInfo).port, server };
-}
-
-/** A port nothing listens on right now (for a virtual port with offset 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A bare declaration of one tenant with one application holding the given services and pools. */
 export function declaration(tenant: string, members: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -43,14 +25,5 @@ export function serviceWithPool(service: string, pool: string, port: number, mem
   };
 }
 
-/** The body of a GET through a deployed service; `refused` when nothing listens. */
-export async function through(port: number, path = '/'): Promise<string> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`);
-    return await response.text();
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    if (code === 'ECONNREFUSED') return 'refused';
-    throw error;
-  }
-}
+/** A port nothing listens on right now (for a virtual port with offset 0). */
+export const freePort = async (): Promise<number> => (await findFreePorts(1))[0]!;
