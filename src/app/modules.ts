@@ -1,6 +1,7 @@
 import type { InterfaceModule } from '../server/interface-module.ts';
 import type { Migration } from '../stores/database.ts';
 import { ACCOUNT_MIGRATIONS } from '../accounts/migrations.ts';
+import { JOB_MIGRATIONS } from '../stores/job-queue.ts';
 import { mappingModule } from '../interfaces/mapping/module.ts';
 import { topologyModule } from '../interfaces/topology/module.ts';
 import { snapshotsModule } from '../interfaces/snapshots/module.ts';
@@ -22,8 +23,8 @@ export const MODULES: readonly InterfaceModule[] = [
   accessSessionModule,
 ];
 
-/** The schema changes of a system serving `modules`: the accounts' and each module's (versions unique across them). */
-export const migrationsOf = (modules: readonly InterfaceModule[]): readonly Migration[] => [...ACCOUNT_MIGRATIONS, ...modules.flatMap((m) => m.migrations ?? [])];
+/** The schema changes of a system serving `modules`: the job port's, the accounts' and each module's (versions unique across them). */
+export const migrationsOf = (modules: readonly InterfaceModule[]): readonly Migration[] => [...JOB_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...modules.flatMap((m) => m.migrations ?? [])];
 
 /** Every schema change of the system (the users CLI migrates with it too). */
 export const ALL_MIGRATIONS = migrationsOf(MODULES);
