@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CreateTopologyData, CreateTopologyErrors, CreateTopologyResponses, DeleteSecurityPolicyData, DeleteSecurityPolicyErrors, DeleteSecurityPolicyResponses, DeleteServiceChainData, DeleteServiceChainErrors, DeleteServiceChainResponses, DeleteServiceData, DeleteServiceErrors, DeleteServiceResponses, DeleteSslSettingsData, DeleteSslSettingsErrors, DeleteSslSettingsResponses, DeleteTopologyData, DeleteTopologyErrors, DeleteTopologyResponses, ExchangeRefreshTokenData, ExchangeRefreshTokenErrors, ExchangeRefreshTokenResponses, GetTopologyData, GetTopologyErrors, GetTopologyResponses, GetTopologyTaskData, GetTopologyTaskErrors, GetTopologyTaskResponses, LoginManagementUserData, LoginManagementUserErrors, LoginManagementUserResponses } from './types.gen.ts';
+import type { CreateTopologyData, CreateTopologyErrors, CreateTopologyResponses, DeleteSecurityPolicyData, DeleteSecurityPolicyErrors, DeleteSecurityPolicyResponses, DeleteServiceChainData, DeleteServiceChainErrors, DeleteServiceChainResponses, DeleteServiceData, DeleteServiceErrors, DeleteServiceResponses, DeleteSslSettingsData, DeleteSslSettingsErrors, DeleteSslSettingsResponses, DeleteTopologyData, DeleteTopologyErrors, DeleteTopologyResponses, ExchangeRefreshTokenData, ExchangeRefreshTokenErrors, ExchangeRefreshTokenResponses, GetSecurityPolicyData, GetSecurityPolicyErrors, GetSecurityPolicyResponses, GetServiceChainData, GetServiceChainErrors, GetServiceChainResponses, GetServiceData, GetServiceErrors, GetServiceResponses, GetSslSettingsData, GetSslSettingsErrors, GetSslSettingsResponses, GetTopologyData, GetTopologyErrors, GetTopologyResponses, GetTopologyTaskData, GetTopologyTaskErrors, GetTopologyTaskResponses, ListManagedDevicesData, ListManagedDevicesErrors, ListManagedDevicesResponses, LoginManagementUserData, LoginManagementUserErrors, LoginManagementUserResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -61,19 +61,22 @@ export const exchangeRefreshToken = <ThrowOnError extends boolean = false>(optio
  *
  * Creates the topology, its SSL settings, security policy, service chains and services from
  * `template` on the management system and starts a deployment task that deploys them to
- * every device of `targetList`. The request is checked first: a body that does not match the
- * schema, or a name reference that does not resolve (`TOPOLOGY.sslSetting`,
- * `TOPOLOGY.securityPolicy`, a rule's `actionOptions.serviceChain`, an
- * `orderedServiceList[].name`, a `targetList[].name`), is answered 400 and nothing is
- * created. When the request is accepted the answer is the task record with `status`
- * `STARTED` and the task `id`; poll `GET /mgmt/cm/ssl-orch/tasks/api/{taskId}` until it is
- * `FINISHED` (or the designed `FAILED`).
+ * every device of `targetList`. The whole request is checked first (designed): every problem
+ * — a body that does not match the schema, a name reference that does not resolve
+ * (`TOPOLOGY.sslSetting`, `TOPOLOGY.securityPolicy`, a rule's `actionOptions.serviceChain`, an
+ * `orderedServiceList[].name`), no default rule or more than one, a default rule with
+ * conditions, a `targetList[].name` not in the inventory — is listed in one 400 (`errors`,
+ * each with a `pointer` and a `message`), and nothing is created. When the request is
+ * accepted the answer is the task record with `status` `STARTED` and the task `id`; poll
+ * `GET /mgmt/cm/ssl-orch/tasks/api/{taskId}` until it is `FINISHED` (or the designed
+ * `FAILED`).
  *
  * Status code (designed; the seed shows only the task record): **202 Accepted**, because the
  * deployment runs asynchronously after the answer, as the real management system's task
  * framework answers the creation of a task; the `Location` header (designed) names the task.
- * A topology, SSL settings, security policy, service chain or service with a name already
- * present on the management system: 409 (designed).
+ * A topology name that exists, or SSL settings, a security policy, a service chain or a
+ * service whose name exists with a different definition: 409 (designed) naming it; the same
+ * definition is reused.
  *
  */
 export const createTopology = <ThrowOnError extends boolean = false>(options: Options<CreateTopologyData, ThrowOnError>): RequestResult<CreateTopologyResponses, CreateTopologyErrors, ThrowOnError> => (options.client ?? client).post<CreateTopologyResponses, CreateTopologyErrors, ThrowOnError>({
@@ -89,10 +92,14 @@ export const createTopology = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Delete a topology
  *
- * Removes the topology. Designed details: the topology is removed from the management
- * system and from the devices it was deployed to; the objects it used (SSL settings,
- * security policy, service chains, services) stay and can then be deleted by their own
- * paths. Answered 204 with no body (designed). Unknown topology: 404.
+ * Removes the topology (designed details): first from every device it was deployed to (its
+ * tenant `ssloT_<name>`, and the tenant of the security policy it owns), then from the
+ * management system. The topology owns the security policy it was created with: that policy
+ * is deleted with it unless another topology uses it. The SSL settings, service chains and
+ * services stay and can then be deleted by their own paths, in the seed's order. 204 with no
+ * body. Unknown topology: 404. A topology whose deployment task is still `STARTED`: 409 (wait
+ * for the task). A device that cannot be reached or refuses: 503 naming it; the topology
+ * stays.
  *
  */
 export const deleteTopology = <ThrowOnError extends boolean = false>(options: Options<DeleteTopologyData, ThrowOnError>): RequestResult<DeleteTopologyResponses, DeleteTopologyErrors, ThrowOnError> => (options.client ?? client).delete<DeleteTopologyResponses, DeleteTopologyErrors, ThrowOnError>({
@@ -133,8 +140,10 @@ export const getTopologyTask = <ThrowOnError extends boolean = false>(options: O
 /**
  * Delete a service chain
  *
- * Removes the service chain. Designed: 204 with no body; 404 when no chain has that name;
- * 409 while a security policy rule still names it in `actionOptions.serviceChain`.
+ * Removes the service chain, from the devices it was deployed to (tenant `ssloC_<name>`) and
+ * from the management system. Designed: 204 with no body; 404 when no chain has that name;
+ * 409 while a security policy rule still names it in `actionOptions.serviceChain`; 503 when a
+ * device cannot be reached or refuses (the object stays).
  *
  */
 export const deleteServiceChain = <ThrowOnError extends boolean = false>(options: Options<DeleteServiceChainData, ThrowOnError>): RequestResult<DeleteServiceChainResponses, DeleteServiceChainErrors, ThrowOnError> => (options.client ?? client).delete<DeleteServiceChainResponses, DeleteServiceChainErrors, ThrowOnError>({
@@ -144,10 +153,25 @@ export const deleteServiceChain = <ThrowOnError extends boolean = false>(options
 });
 
 /**
+ * Read a service chain
+ *
+ * Designed: the service chain as the management system holds it (its services in order, the
+ * topologies that use it, the devices it is deployed to). Unknown chain: 404.
+ *
+ */
+export const getServiceChain = <ThrowOnError extends boolean = false>(options: Options<GetServiceChainData, ThrowOnError>): RequestResult<GetServiceChainResponses, GetServiceChainErrors, ThrowOnError> => (options.client ?? client).get<GetServiceChainResponses, GetServiceChainErrors, ThrowOnError>({
+    security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/cm/ssl-orch/api/service-chain/{chainName}',
+    ...options
+});
+
+/**
  * Delete an SSL settings object
  *
- * Removes the SSL settings object. Designed: 204 with no body; 404 when no SSL settings
- * object has that name; 409 while a topology still names it in `sslSetting`.
+ * Removes the SSL settings object, from the devices it was deployed to (tenant `ssloL_<name>`)
+ * and from the management system. Designed: 204 with no body; 404 when no SSL settings object
+ * has that name; 409 while a topology still names it in `sslSetting`; 503 when a device cannot be
+ * reached or refuses (the object stays).
  *
  */
 export const deleteSslSettings = <ThrowOnError extends boolean = false>(options: Options<DeleteSslSettingsData, ThrowOnError>): RequestResult<DeleteSslSettingsResponses, DeleteSslSettingsErrors, ThrowOnError> => (options.client ?? client).delete<DeleteSslSettingsResponses, DeleteSslSettingsErrors, ThrowOnError>({
@@ -157,11 +181,27 @@ export const deleteSslSettings = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
+ * Read SSL settings with their defaults
+ *
+ * Designed: the SSL settings as the management system holds them, with the default values a
+ * profile given only a name gets (`SslSettingsDefaults`) and any member the client sent. Unknown
+ * name: 404.
+ *
+ */
+export const getSslSettings = <ThrowOnError extends boolean = false>(options: Options<GetSslSettingsData, ThrowOnError>): RequestResult<GetSslSettingsResponses, GetSslSettingsErrors, ThrowOnError> => (options.client ?? client).get<GetSslSettingsResponses, GetSslSettingsErrors, ThrowOnError>({
+    security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/cm/ssl-orch/api/ssl/{sslSettingsName}',
+    ...options
+});
+
+/**
  * Delete a service
  *
  * Designed (the seed does not show the delete path for services; it follows the pattern of
- * the seed's delete paths). Removes the service: 204 with no body; 404 when no service has
- * that name; 409 while a service chain still lists it in `orderedServiceList`.
+ * the seed's delete paths). Removes the service, from the devices it was deployed to (tenant
+ * `ssloS_<name>`, with its pool) and from the management system: 204 with no body; 404 when no
+ * service has that name; 409 while a service chain still lists it in `orderedServiceList`; 503
+ * when a device cannot be reached or refuses (the object stays).
  *
  */
 export const deleteService = <ThrowOnError extends boolean = false>(options: Options<DeleteServiceData, ThrowOnError>): RequestResult<DeleteServiceResponses, DeleteServiceErrors, ThrowOnError> => (options.client ?? client).delete<DeleteServiceResponses, DeleteServiceErrors, ThrowOnError>({
@@ -171,16 +211,59 @@ export const deleteService = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
+ * Read a service
+ *
+ * Designed: the service as the management system holds it, with the chains that list it and
+ * the devices it is deployed to. Unknown service: 404.
+ *
+ */
+export const getService = <ThrowOnError extends boolean = false>(options: Options<GetServiceData, ThrowOnError>): RequestResult<GetServiceResponses, GetServiceErrors, ThrowOnError> => (options.client ?? client).get<GetServiceResponses, GetServiceErrors, ThrowOnError>({
+    security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/cm/ssl-orch/api/service/{serviceName}',
+    ...options
+});
+
+/**
  * Delete a security policy
  *
  * Designed (the seed does not show the delete path for security policies; it follows the
- * pattern of the seed's delete paths). Removes the security policy with its rules: 204 with
- * no body; 404 when no security policy has that name; 409 while a topology still names it in
- * `securityPolicy`.
+ * pattern of the seed's delete paths). Removes the security policy with its rules, from the
+ * devices it was deployed to (tenant `ssloP_<name>`) and from the management system: 204 with no
+ * body; 404 when no security policy has that name; 409 while a topology still names it in
+ * `securityPolicy` (deleting that topology deletes the policy it owns); 503 when a device cannot
+ * be reached or refuses (the object stays).
  *
  */
 export const deleteSecurityPolicy = <ThrowOnError extends boolean = false>(options: Options<DeleteSecurityPolicyData, ThrowOnError>): RequestResult<DeleteSecurityPolicyResponses, DeleteSecurityPolicyErrors, ThrowOnError> => (options.client ?? client).delete<DeleteSecurityPolicyResponses, DeleteSecurityPolicyErrors, ThrowOnError>({
     security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/cm/ssl-orch/api/security-policy/{securityPolicyName}',
+    ...options
+});
+
+/**
+ * Read a security policy
+ *
+ * Designed: the security policy with its rules as the management system holds it, the
+ * topologies that use it and the devices it is deployed to. Unknown policy: 404.
+ *
+ */
+export const getSecurityPolicy = <ThrowOnError extends boolean = false>(options: Options<GetSecurityPolicyData, ThrowOnError>): RequestResult<GetSecurityPolicyResponses, GetSecurityPolicyErrors, ThrowOnError> => (options.client ?? client).get<GetSecurityPolicyResponses, GetSecurityPolicyErrors, ThrowOnError>({
+    security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/cm/ssl-orch/api/security-policy/{securityPolicyName}',
+    ...options
+});
+
+/**
+ * List the devices the management system deploys to
+ *
+ * Designed, at the real management system's inventory path: the devices a `targetList` may
+ * name (`hostname`), with their management address. Credentials are never shown. The
+ * inventory comes from `PORTOLAN_CENTRAL_DEVICES` (by default the device role of the same
+ * installation).
+ *
+ */
+export const listManagedDevices = <ThrowOnError extends boolean = false>(options?: Options<ListManagedDevicesData, ThrowOnError>): RequestResult<ListManagedDevicesResponses, ListManagedDevicesErrors, ThrowOnError> => (options?.client ?? client).get<ListManagedDevicesResponses, ListManagedDevicesErrors, ThrowOnError>({
+    security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/resolver/device-groups/cm-bigip-allBigIpDevices/devices',
     ...options
 });

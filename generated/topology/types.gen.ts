@@ -5,7 +5,9 @@ export type ClientOptions = {
 };
 
 /**
- * Credentials for `POST /mgmt/shared/authn/login`.
+ * Credentials for `POST /mgmt/shared/authn/login`. Other members a real client sends (for
+ * example `needsToken`, `generation`) are accepted and ignored (designed).
+ *
  */
 export type LoginRequest = {
     username: string;
@@ -87,7 +89,7 @@ export type Link = {
 };
 
 /**
- * Body of `POST /mgmt/shared/authn/exchange`.
+ * Body of `POST /mgmt/shared/authn/exchange` (other members are accepted and ignored).
  */
 export type TokenExchangeRequest = {
     refreshToken: {
@@ -154,7 +156,7 @@ export type TopologyTemplate = {
  * The `TOPOLOGY` section.
  */
 export type TopologySection = {
-    name: string;
+    name: ObjectName;
     ingressNetwork: {
         vlans: Array<{
             /**
@@ -170,33 +172,79 @@ export type TopologySection = {
     /**
      * Name of the SSL settings object (`SSL_SETTINGS.name`).
      */
-    sslSetting: string;
+    sslSetting: ObjectName;
     /**
      * Name of the security policy (`SECURITY_POLICY.name`).
      */
-    securityPolicy: string;
+    securityPolicy: ObjectName;
 };
 
 /**
- * The `SSL_SETTINGS` section. A profile with only a name gets default values (the other
- * settings of the profile are not shown in the seed; this interface takes only the name).
+ * The `SSL_SETTINGS` section. A profile with only a name gets default values (designed: the
+ * values of `SslSettingsDefaults`). The seed shows no other member: members a real client
+ * sends (`generalSettings`, `clientSettings`, `serverSettings`, ...) are accepted and kept;
+ * where one of the three default groups is sent, its members override the defaults one by
+ * one (designed).
  *
  */
 export type SslSettingsSection = {
-    name: string;
+    name: ObjectName;
+    generalSettings?: {
+        [key: string]: unknown;
+    };
+    clientSettings?: {
+        [key: string]: unknown;
+    };
+    serverSettings?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * The values an SSL settings profile given only a name gets (designed after the real
+ * product's forward-proxy SSL settings: the device's default certificate and key, cipher
+ * string `DEFAULT`, expired and untrusted server certificates dropped).
+ *
+ */
+export type SslSettingsDefaults = {
+    generalSettings?: {
+        isForwardProxy?: boolean;
+        bypassHandshakeAlert?: boolean;
+        bypassClientCertFailure?: boolean;
+    };
+    clientSettings?: {
+        cipherString?: string;
+        certKeyChain?: Array<{
+            [key: string]: unknown;
+        }>;
+        caCertKeyChain?: Array<{
+            [key: string]: unknown;
+        }>;
+        alpn?: boolean;
+        logPublisher?: string;
+    };
+    serverSettings?: {
+        cipherString?: string;
+        caBundle?: string;
+        expiredCertificates?: string;
+        untrustedCertificates?: string;
+        ocsp?: string;
+        crl?: string;
+    };
 };
 
 /**
  * The `SECURITY_POLICY` section.
  */
 export type SecurityPolicySection = {
-    name: string;
+    name: ObjectName;
     rules: Array<Rule>;
 };
 
 /**
- * A security policy rule. The default rule (`isDefault: true`) has no conditions:
- * `conditions` is then absent or empty.
+ * A security policy rule. The policy has exactly one default rule (`isDefault: true`), and
+ * it has no conditions: `conditions` is then absent or empty (checked with the request, with
+ * a message naming the rule).
  *
  */
 export type Rule = {
@@ -223,14 +271,26 @@ export type Rule = {
         /**
          * Name of a chain in `SERVICE_CHAIN` of the same request (optional).
          */
-        serviceChain?: string;
+        serviceChain?: ObjectName;
     };
 };
 
 /**
- * A rule condition `{type, options}`; each condition type has its own options.
+ * A rule condition `{type, options}`; each condition type has its own options. The two types
+ * the seed shows are validated strictly; another type is accepted with any options (designed).
+ *
  */
-export type Condition = SniCategoryLookupCondition | SslCheckCondition;
+export type Condition = SniCategoryLookupCondition | SslCheckCondition | OtherCondition;
+
+/**
+ * A condition of a type the seed does not show (`Client IP Subnet Match`, ...), kept and deployed as given.
+ */
+export type OtherCondition = {
+    type: string;
+    options: {
+        [key: string]: unknown;
+    };
+};
 
 /**
  * Matches when the server name's category is one of `category`.
@@ -259,12 +319,12 @@ export type SslCheckCondition = {
  * A service chain (a value of `SERVICE_CHAIN`).
  */
 export type ServiceChain = {
-    name: string;
+    name: ObjectName;
     /**
      * Services in order; each `name` is the `name` of a service in `SERVICE`.
      */
     orderedServiceList: Array<{
-        name: string;
+        name: ObjectName;
     }>;
 };
 
@@ -272,7 +332,7 @@ export type ServiceChain = {
  * A service (a value of `SERVICE`).
  */
 export type Service = {
-    name: string;
+    name: ObjectName;
     customService: {
         name: string;
         /**
@@ -280,8 +340,17 @@ export type Service = {
          */
         serviceType: string;
         loadBalancing: {
+            /**
+             * The service's servers; each `ip` and `port` pair at most once. They become the members of the service's pool on the device.
+             */
             devices: Array<{
-                ip: string;
+                /**
+                 * An IPv4 or IPv6 address (designed check).
+                 */
+                ip: unknown | unknown;
+                /**
+                 * A port number 1 to 65535, as a string (the seed's type).
+                 */
                 port: string;
             }>;
         };
@@ -350,7 +419,82 @@ export type TopologyRecord = {
      */
     lastTaskId?: string;
     lastTaskStatus?: TaskStatus;
+    /**
+     * Host names of the devices the topology is deployed to.
+     */
+    devices?: Array<string>;
     selfLink: string;
+};
+
+/**
+ * The name of a topology, SSL settings, security policy, service chain or service: a letter,
+ * then letters, digits, `_`, `.` or `-`, at most 48 characters (each becomes a tenant name on
+ * the device, behind a prefix such as `ssloS_`).
+ *
+ */
+export type ObjectName = string;
+
+/**
+ * Where an object is used and deployed (members of every object read).
+ */
+export type DeploymentInfo = {
+    /**
+     * Names of the objects that use this one (topologies, policies or chains).
+     */
+    usedBy?: Array<string>;
+    /**
+     * Host names of the devices the object is deployed to.
+     */
+    devices?: Array<string>;
+    selfLink?: string;
+};
+
+/**
+ * SSL settings as the management system holds them, defaults filled in.
+ */
+export type SslSettingsRecord = SslSettingsSection & SslSettingsDefaults & DeploymentInfo;
+
+/**
+ * A security policy as the management system holds it: as it was created (each rule as the
+ * request's `Rule`, checked then), with where it is used and deployed.
+ *
+ */
+export type SecurityPolicyRecord = {
+    name: string;
+    rules: Array<{
+        name: string;
+    }>;
+} & DeploymentInfo;
+
+/**
+ * A service chain as the management system holds it.
+ */
+export type ServiceChainRecord = ServiceChain & DeploymentInfo;
+
+/**
+ * A service as the management system holds it.
+ */
+export type ServiceRecord = Service & DeploymentInfo;
+
+/**
+ * A device of the management system's inventory (never its credentials).
+ */
+export type ManagedDevice = {
+    /**
+     * The name a `targetList` entry uses.
+     */
+    hostname: string;
+    address?: string;
+    managementUrl: string;
+    product?: string;
+    kind?: string;
+    selfLink?: string;
+};
+
+export type ManagedDeviceCollection = {
+    items: Array<ManagedDevice>;
+    kind?: string;
+    selfLink?: string;
 };
 
 /**
@@ -365,7 +509,14 @@ export type RestError = {
     code: number;
     message: string;
     /**
-     * The request body as received, without the password (login failures).
+     * Every problem of an invalid topology request, each with a JSON pointer into the request.
+     */
+    errors?: Array<{
+        pointer: string;
+        message: string;
+    }>;
+    /**
+     * The request body as received, without the password (login failures; this implementation never repeats a request).
      */
     originalRequestBody?: string;
     /**
@@ -379,7 +530,7 @@ export type RestError = {
 /**
  * The topology's `name` (`TOPOLOGY.name` of the create request).
  */
-export type TopologyName = string;
+export type TopologyName = ObjectName;
 
 export type LoginManagementUserData = {
     body: LoginRequest;
@@ -478,7 +629,7 @@ export type CreateTopologyErrors = {
      */
     408: RestError;
     /**
-     * An object named in the template already exists on the management system.
+     * The topology exists, or an object named in the template exists with a different definition.
      */
     409: RestError;
     /**
@@ -506,7 +657,7 @@ export type DeleteTopologyData = {
         /**
          * The topology's `name` (`TOPOLOGY.name` of the create request).
          */
-        topologyName: string;
+        topologyName: ObjectName;
     };
     query?: never;
     url: '/mgmt/cm/ssl-orch/api/topology/{topologyName}';
@@ -525,6 +676,14 @@ export type DeleteTopologyErrors = {
      * No object of that name exists on the management system.
      */
     404: RestError;
+    /**
+     * The topology's deployment task is still running.
+     */
+    409: RestError;
+    /**
+     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     */
+    503: RestError;
 };
 
 export type DeleteTopologyError = DeleteTopologyErrors[keyof DeleteTopologyErrors];
@@ -544,7 +703,7 @@ export type GetTopologyData = {
         /**
          * The topology's `name` (`TOPOLOGY.name` of the create request).
          */
-        topologyName: string;
+        topologyName: ObjectName;
     };
     query?: never;
     url: '/mgmt/cm/ssl-orch/api/topology/{topologyName}';
@@ -620,7 +779,7 @@ export type DeleteServiceChainData = {
         /**
          * The service chain's `name`.
          */
-        chainName: string;
+        chainName: ObjectName;
     };
     query?: never;
     url: '/mgmt/cm/ssl-orch/api/service-chain/{chainName}';
@@ -643,18 +802,60 @@ export type DeleteServiceChainErrors = {
      * The object is still referenced by another object and cannot be deleted.
      */
     409: RestError;
+    /**
+     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     */
+    503: RestError;
 };
 
 export type DeleteServiceChainError = DeleteServiceChainErrors[keyof DeleteServiceChainErrors];
 
 export type DeleteServiceChainResponses = {
     /**
-     * The service chain has been removed (designed status).
+     * The object has been removed (designed status).
      */
     204: void;
 };
 
 export type DeleteServiceChainResponse = DeleteServiceChainResponses[keyof DeleteServiceChainResponses];
+
+export type GetServiceChainData = {
+    body?: never;
+    path: {
+        /**
+         * The service chain's `name`.
+         */
+        chainName: ObjectName;
+    };
+    query?: never;
+    url: '/mgmt/cm/ssl-orch/api/service-chain/{chainName}';
+};
+
+export type GetServiceChainErrors = {
+    /**
+     * A path parameter is empty or longer than its limit.
+     */
+    400: RestError;
+    /**
+     * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
+     */
+    401: RestError;
+    /**
+     * No object of that name exists on the management system.
+     */
+    404: RestError;
+};
+
+export type GetServiceChainError = GetServiceChainErrors[keyof GetServiceChainErrors];
+
+export type GetServiceChainResponses = {
+    /**
+     * The object as the management system holds it.
+     */
+    200: ServiceChainRecord;
+};
+
+export type GetServiceChainResponse = GetServiceChainResponses[keyof GetServiceChainResponses];
 
 export type DeleteSslSettingsData = {
     body?: never;
@@ -662,7 +863,7 @@ export type DeleteSslSettingsData = {
         /**
          * The SSL settings object's `name`.
          */
-        sslSettingsName: string;
+        sslSettingsName: ObjectName;
     };
     query?: never;
     url: '/mgmt/cm/ssl-orch/api/ssl/{sslSettingsName}';
@@ -685,18 +886,60 @@ export type DeleteSslSettingsErrors = {
      * The object is still referenced by another object and cannot be deleted.
      */
     409: RestError;
+    /**
+     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     */
+    503: RestError;
 };
 
 export type DeleteSslSettingsError = DeleteSslSettingsErrors[keyof DeleteSslSettingsErrors];
 
 export type DeleteSslSettingsResponses = {
     /**
-     * The SSL settings object has been removed (designed status).
+     * The object has been removed (designed status).
      */
     204: void;
 };
 
 export type DeleteSslSettingsResponse = DeleteSslSettingsResponses[keyof DeleteSslSettingsResponses];
+
+export type GetSslSettingsData = {
+    body?: never;
+    path: {
+        /**
+         * The SSL settings object's `name`.
+         */
+        sslSettingsName: ObjectName;
+    };
+    query?: never;
+    url: '/mgmt/cm/ssl-orch/api/ssl/{sslSettingsName}';
+};
+
+export type GetSslSettingsErrors = {
+    /**
+     * A path parameter is empty or longer than its limit.
+     */
+    400: RestError;
+    /**
+     * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
+     */
+    401: RestError;
+    /**
+     * No object of that name exists on the management system.
+     */
+    404: RestError;
+};
+
+export type GetSslSettingsError = GetSslSettingsErrors[keyof GetSslSettingsErrors];
+
+export type GetSslSettingsResponses = {
+    /**
+     * The object as the management system holds it.
+     */
+    200: SslSettingsRecord;
+};
+
+export type GetSslSettingsResponse = GetSslSettingsResponses[keyof GetSslSettingsResponses];
 
 export type DeleteServiceData = {
     body?: never;
@@ -704,7 +947,7 @@ export type DeleteServiceData = {
         /**
          * The service's `name`.
          */
-        serviceName: string;
+        serviceName: ObjectName;
     };
     query?: never;
     url: '/mgmt/cm/ssl-orch/api/service/{serviceName}';
@@ -727,18 +970,60 @@ export type DeleteServiceErrors = {
      * The object is still referenced by another object and cannot be deleted.
      */
     409: RestError;
+    /**
+     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     */
+    503: RestError;
 };
 
 export type DeleteServiceError = DeleteServiceErrors[keyof DeleteServiceErrors];
 
 export type DeleteServiceResponses = {
     /**
-     * The service has been removed.
+     * The object has been removed (designed status).
      */
     204: void;
 };
 
 export type DeleteServiceResponse = DeleteServiceResponses[keyof DeleteServiceResponses];
+
+export type GetServiceData = {
+    body?: never;
+    path: {
+        /**
+         * The service's `name`.
+         */
+        serviceName: ObjectName;
+    };
+    query?: never;
+    url: '/mgmt/cm/ssl-orch/api/service/{serviceName}';
+};
+
+export type GetServiceErrors = {
+    /**
+     * A path parameter is empty or longer than its limit.
+     */
+    400: RestError;
+    /**
+     * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
+     */
+    401: RestError;
+    /**
+     * No object of that name exists on the management system.
+     */
+    404: RestError;
+};
+
+export type GetServiceError = GetServiceErrors[keyof GetServiceErrors];
+
+export type GetServiceResponses = {
+    /**
+     * The object as the management system holds it.
+     */
+    200: ServiceRecord;
+};
+
+export type GetServiceResponse = GetServiceResponses[keyof GetServiceResponses];
 
 export type DeleteSecurityPolicyData = {
     body?: never;
@@ -746,7 +1031,7 @@ export type DeleteSecurityPolicyData = {
         /**
          * The security policy's `name`.
          */
-        securityPolicyName: string;
+        securityPolicyName: ObjectName;
     };
     query?: never;
     url: '/mgmt/cm/ssl-orch/api/security-policy/{securityPolicyName}';
@@ -769,15 +1054,82 @@ export type DeleteSecurityPolicyErrors = {
      * The object is still referenced by another object and cannot be deleted.
      */
     409: RestError;
+    /**
+     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     */
+    503: RestError;
 };
 
 export type DeleteSecurityPolicyError = DeleteSecurityPolicyErrors[keyof DeleteSecurityPolicyErrors];
 
 export type DeleteSecurityPolicyResponses = {
     /**
-     * The security policy has been removed.
+     * The object has been removed (designed status).
      */
     204: void;
 };
 
 export type DeleteSecurityPolicyResponse = DeleteSecurityPolicyResponses[keyof DeleteSecurityPolicyResponses];
+
+export type GetSecurityPolicyData = {
+    body?: never;
+    path: {
+        /**
+         * The security policy's `name`.
+         */
+        securityPolicyName: ObjectName;
+    };
+    query?: never;
+    url: '/mgmt/cm/ssl-orch/api/security-policy/{securityPolicyName}';
+};
+
+export type GetSecurityPolicyErrors = {
+    /**
+     * A path parameter is empty or longer than its limit.
+     */
+    400: RestError;
+    /**
+     * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
+     */
+    401: RestError;
+    /**
+     * No object of that name exists on the management system.
+     */
+    404: RestError;
+};
+
+export type GetSecurityPolicyError = GetSecurityPolicyErrors[keyof GetSecurityPolicyErrors];
+
+export type GetSecurityPolicyResponses = {
+    /**
+     * The object as the management system holds it.
+     */
+    200: SecurityPolicyRecord;
+};
+
+export type GetSecurityPolicyResponse = GetSecurityPolicyResponses[keyof GetSecurityPolicyResponses];
+
+export type ListManagedDevicesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/resolver/device-groups/cm-bigip-allBigIpDevices/devices';
+};
+
+export type ListManagedDevicesErrors = {
+    /**
+     * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
+     */
+    401: RestError;
+};
+
+export type ListManagedDevicesError = ListManagedDevicesErrors[keyof ListManagedDevicesErrors];
+
+export type ListManagedDevicesResponses = {
+    /**
+     * The inventory.
+     */
+    200: ManagedDeviceCollection;
+};
+
+export type ListManagedDevicesResponse = ListManagedDevicesResponses[keyof ListManagedDevicesResponses];

@@ -1,0 +1,47 @@
+import type { Migration } from '../../stores/database.ts';
+
+/**
+ * The management system's records (versions 500-599): the objects a topology is built from, one row
+ * per kind and name with its definition as JSON; which object uses which (for 409s and the delete
+ * order); where each object is deployed; and the deployment tasks.
+ */
+export const TOPOLOGY_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 500,
+    name: 'topologies, their objects, references, deployments and tasks',
+    up: `CREATE TABLE topology_objects (
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  created_by_task TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (kind, name)
+);
+CREATE TABLE topology_refs (
+  from_kind TEXT NOT NULL,
+  from_name TEXT NOT NULL,
+  to_kind TEXT NOT NULL,
+  to_name TEXT NOT NULL,
+  via TEXT NOT NULL,
+  PRIMARY KEY (from_kind, from_name, to_kind, to_name, via)
+);
+CREATE INDEX topology_refs_to ON topology_refs (to_kind, to_name);
+CREATE TABLE topology_deployments (
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  device TEXT NOT NULL,
+  PRIMARY KEY (kind, name, device)
+);
+CREATE TABLE topology_tasks (
+  id TEXT PRIMARY KEY,
+  topology_name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  targets TEXT NOT NULL,
+  created_objects TEXT NOT NULL,
+  start_ms BIGINT NOT NULL,
+  end_ms BIGINT,
+  message TEXT
+);
+CREATE INDEX topology_tasks_topology ON topology_tasks (topology_name, start_ms);`,
+  },
+];

@@ -1,0 +1,119 @@
+import type { Database } from '../../stores/database.ts';
+import type { Definition, ObjectDef, ObjectKind, ObjectRef } from './topology-plan.ts';
+
+export type TaskStatus = 'STARTED' | 'FINISHED' | 'FAILED';
+export type Target = { type: string; name: string };
+export type TaskRow = {
+  id: string;
+  topologyName: string;
+  status: TaskStatus;
+  targets: Target[];
+  /** The objects this task created (not the ones it reused): what a failure removes. */
+  created: { kind: ObjectKind; name: string }[];
+  startMs: number;
+  endMs: number | undefined;
+  message: string | undefined;
+};
+
+type RawTask = { id: string; topology_name: string; status: string; targets: string; created_objects: string; start_ms: number; end_ms: number | null; message: string | null };
+
+const taskOf = (row: RawTask): TaskRow => ({
+  id: row.id,
+  topologyName: row.topology_name,
+  status: row.status as TaskStatus,
+  targets: JSON.parse(row.targets) as Target[],
+  created: JSON.parse(row.created_objects) as TaskRow['created'],
+  startMs: Number(row.start_ms),
+  endMs: row.end_ms === null ? undefined : Number(row.end_ms),
+  message: row.message ?? undefined,
+});
+
+/**
+ * The management system's records on the SQL port. Every function takes the handle to run on, so a
+ * caller composes them inside one transaction (`db.transaction((tx) => ...)`).
+ */
+export const topologyStore = {
+  async getObject(db: Database, kind: ObjectKind, name: string): Promise<{ definition: Definition; createdByTask: string } | undefined> {
+    const rows = await db.query<{ definition: string; created_by_task: string }>('SELECT definition, created_by_task FROM topology_objects WHERE kind = $1 AND name = $2', [kind, name]);
+    const row = rows[0];
+    return row ? { definition: JSON.parse(row.definition) as Definition, createdByTask: row.created_by_task } : undefined;
+  },
+
+  async insertObject(db: Database, object: ObjectDef, taskId: string, nowMs: number): Promise<void> {
+    await db.execute('INSERT INTO topology_objects (kind, name, definition, created_by_task, created_at_ms) VALUES ($1, $2, $3, $4, $5)', [
+      object.kind,
+      object.name,
+      JSON.stringify(object.definition),
+      taskId,
+      nowMs,
+    ]);
+  },
+
+  /** Removes the object, what it uses (its references) and where it is deployed. */
+  async deleteObject(db: Database, kind: ObjectKind, name: string): Promise<void> {
+    await db.execute('DELETE FROM topology_objects WHERE kind = $1 AND name = $2', [kind, name]);
+    await db.execute('DELETE FROM topology_refs WHERE from_kind = $1 AND from_name = $2', [kind, name]);
+    await db.execute('DELETE FROM topology_deployments WHERE kind = $1 AND name = $2', [kind, name]);
+  },
+
+  async insertRef(db: Database, ref: ObjectRef): Promise<void> {
+    await db.execute(
+      'INSERT INTO topology_refs (from_kind, from_name, to_kind, to_name, via) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
+      [ref.fromKind, ref.fromName, ref.toKind, ref.toName, ref.via],
+    );
+  },
+
+  /** The objects that use this one. */
+  async usersOf(db: Database, kind: ObjectKind, name: string): Promise<ObjectRef[]> {
+    const rows = await db.query<{ from_kind: ObjectKind; from_name: string; via: string }>(
+      'SELECT from_kind, from_name, via FROM topology_refs WHERE to_kind = $1 AND to_name = $2 ORDER BY from_kind, from_name, via',
+      [kind, name],
+    );
+    return rows.map((r) => ({ fromKind: r.from_kind, fromName: r.from_name, toKind: kind, toName: name, via: r.via }));
+  },
+
+  /** The objects this one uses. */
+  async usesOf(db: Database, kind: ObjectKind, name: string): Promise<ObjectRef[]> {
+    const rows = await db.query<{ to_kind: ObjectKind; to_name: string; via: string }>(
+      'SELECT to_kind, to_name, via FROM topology_refs WHERE from_kind = $1 AND from_name = $2 ORDER BY to_kind, to_name, via',
+      [kind, name],
+    );
+    return rows.map((r) => ({ fromKind: kind, fromName: name, toKind: r.to_kind, toName: r.to_name, via: r.via }));
+  },
+
+  async addDeployment(db: Database, kind: ObjectKind, name: string, device: string): Promise<void> {
+    await db.execute('INSERT INTO topology_deployments (kind, name, device) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [kind, name, device]);
+  },
+
+  async removeDeployment(db: Database, kind: ObjectKind, name: string, device: string): Promise<void> {
+    await db.execute('DELETE FROM topology_deployments WHERE kind = $1 AND name = $2 AND device = $3', [kind, name, device]);
+  },
+
+  async devicesOf(db: Database, kind: ObjectKind, name: string): Promise<string[]> {
+    const rows = await db.query<{ device: string }>('SELECT device FROM topology_deployments WHERE kind = $1 AND name = $2 ORDER BY device', [kind, name]);
+    return rows.map((r) => r.device);
+  },
+
+  async insertTask(db: Database, task: TaskRow): Promise<void> {
+    await db.execute(
+      'INSERT INTO topology_tasks (id, topology_name, status, targets, created_objects, start_ms, end_ms, message) VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL)',
+      [task.id, task.topologyName, task.status, JSON.stringify(task.targets), JSON.stringify(task.created), task.startMs],
+    );
+  },
+
+  async getTask(db: Database, id: string): Promise<TaskRow | undefined> {
+    const rows = await db.query<RawTask>('SELECT * FROM topology_tasks WHERE id = $1', [id]);
+    return rows[0] ? taskOf(rows[0]) : undefined;
+  },
+
+  async lastTaskOf(db: Database, topologyName: string): Promise<TaskRow | undefined> {
+    const rows = await db.query<RawTask>('SELECT * FROM topology_tasks WHERE topology_name = $1 ORDER BY start_ms DESC, id DESC LIMIT 1', [topologyName]);
+    return rows[0] ? taskOf(rows[0]) : undefined;
+  },
+
+  /** Ends a task that is still STARTED; false when it had already ended (a task ends once). */
+  async endTask(db: Database, id: string, status: 'FINISHED' | 'FAILED', message: string, endMs: number): Promise<boolean> {
+    const { rowCount } = await db.execute("UPDATE topology_tasks SET status = $2, message = $3, end_ms = $4 WHERE id = $1 AND status = 'STARTED'", [id, status, message, endMs]);
+    return rowCount === 1;
+  },
+};
