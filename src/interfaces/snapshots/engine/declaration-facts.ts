@@ -1,0 +1,92 @@
+import type { Fact } from './fact.ts';
+
+type Json = Record<string, unknown>;
+const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Own members of one class (a member named `constructor` never finds Object.prototype's). */
+const ofClass = (parent: Json, test: (cls: string) => boolean): [string, Json][] =>
+  Object.entries(parent).filter((entry): entry is [string, Json] => isRecord(entry[1]) && typeof entry[1].class === 'string' && test(entry[1].class));
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const numberOr = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+/** A reference to another object: a name, `{use: name}` or `{bigip: path}`. */
+const reference = (value: unknown): string =>
+  typeof value === 'string' ? value : isRecord(value) && typeof (value.use ?? value.bigip) === 'string' ? String(value.use ?? value.bigip) : '';
+
+/** The device's monitor defaults (seed: interval 5 s, timeout 16 s). */
+const MONITOR_DEFAULTS = { interval: 5, timeout: 16 };
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { Service_HTTP: 80, Service_HTTPS: 443 };
+
+/**
+ * The collections derived from `config/declarations.json`: an ADC declaration (or an AS3 request
+ * wrapping one, `{class: AS3, declaration}`). Tenants, applications, services (`Service_*`), pools and
+ * monitors are found by `class`, as the device does; defaults are the device's. Text that is not a
+ * declaration gives empty collections.
+ */
+export function declarationFacts(text: string | undefined) {
+  const facts = { tenants: [] as Fact[], applications: [] as Fact[], services: [] as Fact[], pools: [] as Fact[], members: [] as Fact[], monitors: [] as Fact[], listeners: [] as Fact[] };
+  let adc: unknown;
+  try {
+    adc = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return facts;
+  }
+  if (isRecord(adc) && adc.class === 'AS3') adc = adc.declaration;
+  if (!isRecord(adc)) return facts;
+
+  const poolIds = new Set<string>();
+  type Service = { tenant: string; application: string; name: string; class: string; virtualAddresses: string[]; virtualPort: number; pool: string; tls: boolean };
+  const pending: { id: string; fields: Service; local: ReadonlySet<string> }[] = [];
+  for (const [tenant, tenantBody] of ofClass(adc, (cls) => cls === 'Tenant')) {
+    const applications = ofClass(tenantBody, (cls) => cls === 'Application');
+    facts.tenants.push({ id: `/${tenant}`, fields: { name: tenant, applicationCount: applications.length } });
+    for (const [application, app] of applications) {
+      const at = { tenant, application };
+      const base = `/${tenant}/${application}`;
+      const pools = ofClass(app, (cls) => cls === 'Pool');
+      const services = ofClass(app, (cls) => cls.startsWith('Service_'));
+      facts.applications.push({ id: base, fields: { ...at, name: application, template: String(app.template ?? ''), serviceCount: services.length, poolCount: pools.length } });
+      for (const [name, pool] of pools) {
+        const id = `${base}/${name}`;
+        poolIds.add(id);
+        const groups = Array.isArray(pool.members) ? pool.members.filter(isRecord) : [];
+        const members = groups.flatMap((group) => strings(group.serverAddresses).map((address) => ({ address, port: numberOr(group.servicePort, 0) })));
+        const monitors = Array.isArray(pool.monitors) ? pool.monitors.map(reference) : [];
+        facts.pools.push({ id, fields: { ...at, name, memberCount: members.length, monitorCount: monitors.length, monitors } });
+        for (const { address, port } of members) facts.members.push({ id: `${id} ${address}:${port}`, fields: { ...at, pool: id, address, port } });
+      }
+      for (const [name, monitor] of ofClass(app, (cls) => cls === 'Monitor')) {
+        const fields = { ...at, name, monitorType: String(monitor.monitorType ?? ''), interval: numberOr(monitor.interval, MONITOR_DEFAULTS.interval), timeout: numberOr(monitor.timeout, MONITOR_DEFAULTS.timeout) };
+        facts.monitors.push({ id: `${base}/${name}`, fields });
+      }
+      const local = new Set(pools.map(([name]) => name));
+      for (const [name, service] of services) {
+        const cls = String(service.class);
+        const fields: Service = {
+          ...at,
+          name,
+          class: cls,
+          virtualAddresses: strings(service.virtualAddresses),
+          virtualPort: numberOr(service.virtualPort, DEFAULT_PORTS[cls] ?? 0),
+          pool: reference(service.pool),
+          tls: cls === 'Service_HTTPS' || service.serverTLS !== undefined,
+        };
+        pending.push({ id: `${base}/${name}`, fields, local });
+      }
+    }
+  }
+  // A service's pool is found in its own application, by full path, or (`/Common/...`) on the device itself.
+  const listeners = new Map<string, string[]>();
+  for (const { id, fields, local } of pending) {
+    const pool = fields.pool;
+    const poolFound = pool === '' || local.has(pool) || poolIds.has(pool) || pool.startsWith('/Common/');
+    facts.services.push({ id, fields: { ...fields, poolFound } });
+    for (const address of fields.virtualAddresses) {
+      const key = `${address}:${fields.virtualPort}`;
+      listeners.set(key, [...(listeners.get(key) ?? []), id]);
+    }
+  }
+  for (const [key, services] of listeners) {
+    const split = key.lastIndexOf(':');
+    facts.listeners.push({ id: key, fields: { address: key.slice(0, split), port: Number(key.slice(split + 1)), serviceCount: services.length, services } });
+  }
+  return facts;
+}
