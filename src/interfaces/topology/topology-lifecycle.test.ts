@@ -6,13 +6,14 @@ import { startTestSystem } from '../../app/test-system.ts';
 import { findFreePorts } from '../../lib/free-ports.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
 import { startTcpProxy } from '../../stores/test-tcp-proxy.ts';
+import { withTestPostgres } from '../../stores/test-postgres.ts';
 import { loadSpecExample } from './test-topology.ts';
 
 const ADMIN_PASSWORD = 'central admin pw';
 type Client = ReturnType<typeof createClient>;
 
 /** The whole system, its device reached through a proxy the test can cut (inventory: `dev1`). */
-async function startWithProxiedDevice(t: TapTest) {
+async function startWithProxiedDevice(t: TapTest, database?: string) {
   const [devicePort] = await findFreePorts(1);
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: devicePort! });
   t.teardown(() => proxy.close());
@@ -21,6 +22,7 @@ async function startWithProxiedDevice(t: TapTest) {
       adminPassword: ADMIN_PASSWORD,
       ports: { device: devicePort } as never,
       centralDevices: `dev1=http://admin:${encodeURIComponent(ADMIN_PASSWORD)}@127.0.0.1:${proxy.port}`,
+      ...(database ? { database } : {}),
     },
   });
   const login = await sdk.loginManagementUser({ client: createClient({ baseUrl: system.url('central') }), body: { username: 'admin', password: ADMIN_PASSWORD, loginProviderName: 'local' } });
@@ -50,8 +52,9 @@ async function settled(client: Client, taskId: string): Promise<TaskRecord> {
   throw new Error(`task ${taskId} stayed STARTED`);
 }
 
-t.test('two concurrent creates of one topology name: exactly one is accepted', async (t) => {
-  const { client } = await startWithProxiedDevice(t);
+/** Concurrent creates of one name on a store: exactly one is accepted. */
+async function raceCreates(t: TapTest, database?: string) {
+  const { client } = await startWithProxiedDevice(t, database);
   const body = await request('race');
   const answers = await Promise.all(Array.from({ length: 10 }, () => sdk.createTopology({ client, body })));
   const statuses = answers.map((a) => a.response?.status);
@@ -60,6 +63,12 @@ t.test('two concurrent creates of one topology name: exactly one is accepted', a
   for (const refused of answers.filter((a) => a.response?.status === 409)) t.equal(refused.error?.message, "Topology 'sslo_race' already exists.");
   const winner = answers.find((a) => a.response?.status === 202)!;
   t.equal((await settled(client, winner.data!.id)).status, 'FINISHED');
+}
+
+t.test('concurrent creates of one topology name: exactly one is accepted (embedded store)', (t) => raceCreates(t));
+t.test('concurrent creates of one topology name: exactly one is accepted (PostgreSQL)', async (t) => {
+  const url = await withTestPostgres(t);
+  if (url) await raceCreates(t, url);
 });
 
 t.test('identical objects are reused, a different definition under a name is 409, a failed deployment removes what it created and the request can be sent again', async (t) => {

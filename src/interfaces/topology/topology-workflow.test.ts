@@ -5,12 +5,14 @@ import type { TopologyRequest } from '../../../generated/topology/types.gen.ts';
 import { createClient as createDeviceSdkClient } from '../../../generated/device-config/client/index.ts';
 import * as device from '../../../generated/device-config/sdk.gen.ts';
 import { startTestSystem } from '../../app/test-system.ts';
+import type { TapTest } from '../../lib/tap-test.ts';
+import { withTestPostgres } from '../../stores/test-postgres.ts';
 import { loadSpecExample } from './test-topology.ts';
 
 const ADMIN_PASSWORD = 'central admin pw';
 
-t.test("the seed's workflow over real HTTP through the SDK: log in, create, poll until FINISHED, see it on the device, delete in the seed's order", async (t) => {
-  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, deviceHostname: 'sslo-device-1.example.net' } });
+async function seedWorkflow(t: TapTest, database?: string) {
+  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, deviceHostname: 'sslo-device-1.example.net', ...(database ? { database } : {}) } });
   const anonymous = createClient({ baseUrl: system.url('central') });
   const login = await sdk.loginManagementUser({ client: anonymous, body: { username: 'admin', password: ADMIN_PASSWORD, loginProviderName: 'local' } });
   t.equal(login.response?.status, 200);
@@ -85,4 +87,11 @@ t.test("the seed's workflow over real HTTP through the SDK: log in, create, poll
   t.equal(policy.response?.status, 404, 'the topology took the security policy it owned');
   const again = await sdk.deleteTopology({ client, path: { topologyName: 'sslo_outbound' } });
   t.equal(again.response?.status, 404);
+}
+
+const WORKFLOW = "the seed's workflow over real HTTP through the SDK: log in, create, poll until FINISHED, see it on the device, delete in the seed's order";
+t.test(`${WORKFLOW} (embedded store)`, (t) => seedWorkflow(t));
+t.test(`${WORKFLOW} (PostgreSQL)`, async (t) => {
+  const url = await withTestPostgres(t);
+  if (url) await seedWorkflow(t, url);
 });
