@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { ApplyAccessPolicyData, ApplyAccessPolicyErrors, ApplyAccessPolicyResponses, BindOauthClientAppData, BindOauthClientAppErrors, BindOauthClientAppResponses, CreateOauthClientAppData, CreateOauthClientAppErrors, CreateOauthClientAppResponses, CreateRuleData, CreateRuleErrors, CreateRuleResponses, DeleteDeclarationData, DeleteDeclarationErrors, DeleteDeclarationResponses, DeleteOauthClientAppData, DeleteOauthClientAppErrors, DeleteOauthClientAppResponses, DeleteRuleData, DeleteRuleErrors, DeleteRuleResponses, DeleteTenantDeclarationData, DeleteTenantDeclarationErrors, DeleteTenantDeclarationResponses, DeployDeclarationData, DeployDeclarationErrors, DeployDeclarationResponses, ExchangeDeviceRefreshTokenData, ExchangeDeviceRefreshTokenErrors, ExchangeDeviceRefreshTokenResponses, GetBashUtilityData, GetBashUtilityErrors, GetDbVariableData, GetDbVariableErrors, GetDbVariableResponses, GetDeclarationData, GetDeclarationErrors, GetDeclarationResponses, GetDeployInfoData, GetDeployInfoErrors, GetDeployInfoResponses, GetDeployTaskData, GetDeployTaskErrors, GetDeployTaskResponses, GetDeviceInfoData, GetDeviceInfoErrors, GetDeviceInfoResponses, GetRuleData, GetRuleErrors, GetRuleResponses, GetTenantDeclarationData, GetTenantDeclarationErrors, GetTenantDeclarationResponses, ListDeployTasksData, ListDeployTasksErrors, ListDeployTasksResponses, ListRulesData, ListRulesErrors, ListRulesResponses, LoginDeviceUserData, LoginDeviceUserErrors, LoginDeviceUserResponses, PatchDbVariableData, PatchDbVariableErrors, PatchDbVariableResponses, PatchRuleData, PatchRuleErrors, PatchRuleResponses } from './types.gen.ts';
+import type { ApplyAccessPolicyData, ApplyAccessPolicyErrors, ApplyAccessPolicyResponses, BindOauthClientAppData, BindOauthClientAppErrors, BindOauthClientAppResponses, CreateOauthClientAppData, CreateOauthClientAppErrors, CreateOauthClientAppResponses, CreateRuleData, CreateRuleErrors, CreateRuleResponses, DeleteDeclarationData, DeleteDeclarationErrors, DeleteDeclarationResponses, DeleteOauthClientAppData, DeleteOauthClientAppErrors, DeleteOauthClientAppResponses, DeleteRuleData, DeleteRuleErrors, DeleteRuleResponses, DeleteTenantDeclarationData, DeleteTenantDeclarationErrors, DeleteTenantDeclarationResponses, DeployDeclarationData, DeployDeclarationErrors, DeployDeclarationResponses, ExchangeDeviceRefreshTokenData, ExchangeDeviceRefreshTokenErrors, ExchangeDeviceRefreshTokenResponses, GetBashUtilityData, GetBashUtilityErrors, GetDbVariableData, GetDbVariableErrors, GetDbVariableResponses, GetDeclarationData, GetDeclarationErrors, GetDeclarationResponses, GetDeployInfoData, GetDeployInfoErrors, GetDeployInfoResponses, GetDeployTaskData, GetDeployTaskErrors, GetDeployTaskResponses, GetDeviceInfoData, GetDeviceInfoErrors, GetDeviceInfoResponses, GetDeviceSnapshotData, GetDeviceSnapshotErrors, GetDeviceSnapshotResponses, GetRuleData, GetRuleErrors, GetRuleResponses, GetTenantDeclarationData, GetTenantDeclarationErrors, GetTenantDeclarationResponses, ListDeployTasksData, ListDeployTasksErrors, ListDeployTasksResponses, ListRulesData, ListRulesErrors, ListRulesResponses, LoginDeviceUserData, LoginDeviceUserErrors, LoginDeviceUserResponses, PatchDbVariableData, PatchDbVariableErrors, PatchDbVariableResponses, PatchRuleData, PatchRuleErrors, PatchRuleResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -69,6 +69,62 @@ export const exchangeDeviceRefreshToken = <ThrowOnError extends boolean = false>
 export const getDeviceInfo = <ThrowOnError extends boolean = false>(options?: Options<GetDeviceInfoData, ThrowOnError>): RequestResult<GetDeviceInfoResponses, GetDeviceInfoErrors, ThrowOnError> => (options?.client ?? client).get<GetDeviceInfoResponses, GetDeviceInfoErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/identified-devices/config/device-info',
+    ...options
+});
+
+/**
+ * Take a diagnostic snapshot of the device
+ *
+ * Designed, after the real device's diagnostic archive: answers a snapshot of the device's own
+ * state as a gzip-compressed tar archive in the `portolan-snapshot/1` format that the snapshot
+ * diagnostics service (interface C) takes as an upload, so a snapshot can be taken here,
+ * uploaded there and its findings read. The body is streamed; the name to save it under is in
+ * `Content-Disposition` (`<hostname>-<UTC time>.snapshot.tgz`).
+ *
+ * **Why one synchronous GET.** The real product collects its archive as an asynchronous task
+ * (create it, poll it, then download a file left on the device), because collecting takes
+ * minutes. This device's state is in its store and its memory: the archive is built in well
+ * under a second while it is sent, so there is no task record to poll, no file left behind to
+ * clean up, and two clients never share one. A client written for the real task flow needs
+ * adapting. Each part (declaration, variables, script objects, task records) is read once when
+ * the request arrives, each on its own: not in one transaction across the parts.
+ *
+ * **Contents** (paths inside the archive):
+ * - `manifest.json`: `format` `portolan-snapshot/1`, `hostname` (the device's host name, as
+ * device-info gives it; characters a host name cannot hold become `-`), `chassisSerial` (the
+ * device-info `machineId`, stable for a given host name), `platform` `Portolan Virtual
+ * Edition`, `version` (the device software version, as device-info gives it) and
+ * `generatedAt` (the device's clock, UTC).
+ * - `config/declarations.json`: the deployed declaration as `GET /mgmt/shared/appsvcs/declare`
+ * answers it; absent when nothing is deployed. Values of properties whose names mark a secret
+ * (`passphrase`, `password`, `secret`, `privateKey`, `token`, `ciphertext`, ... in any case,
+ * anywhere in the declaration) are replaced by `"[redacted]"`.
+ * - `config/db-variables.json`: every system database variable, `{"<name>": "<value>"}`.
+ * - `config/rules/<partition>~<name>.tcl`: every script object's text, one file each, by partition
+ * and name. Characters other than letters, digits, `.`, `_` and `-` in a partition or name are
+ * written as `%XX` (UTF-8 bytes); names that differ only in letter case are written with their
+ * capitals as `%XX` too; a file name past 255 characters is shortened and ends in a hash. At
+ * most 1000 script objects and 16 MiB of script text; the rest are left out and named in
+ * `logs/snapshot.log`.
+ * - `logs/deployments.log`: the results of the declarative deployment tasks the device still
+ * keeps (the last 100), oldest first, one line per tenant result and per warning
+ * (`<time> <host> <info|warning|err> appsvcs: task <id>: ...`; the time is the task's
+ * submission): the newest 2000 lines at most, each at most 1024 characters.
+ * - `logs/snapshot.log`: what this snapshot collected and what it left out.
+ * - `commands/uptime.txt` (`uptime`: the host's uptime and load averages), `commands/df.txt`
+ * (`df -P` of the file system holding the device's data directory), `commands/memory.txt`
+ * (`free`, in KiB: from `/proc/meminfo` where the host has it, else the total and free memory
+ * the runtime reports).
+ *
+ * Nothing else: no account, password, password hash, login token, refresh token or OAuth
+ * client application (client secrets) is ever written, and no log line of the process (the
+ * device does not keep its log lines; they go to the process log). Bounds: the declaration as
+ * deployed, script text at most 16 MiB, logs at most about 2 MiB, the rest a few KiB.
+ *
+ */
+export const getDeviceSnapshot = <ThrowOnError extends boolean = false>(options?: Options<GetDeviceSnapshotData, ThrowOnError>): RequestResult<GetDeviceSnapshotResponses, GetDeviceSnapshotErrors, ThrowOnError> => (options?.client ?? client).get<GetDeviceSnapshotResponses, GetDeviceSnapshotErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/diagnostics/snapshot',
     ...options
 });
 

@@ -117,6 +117,11 @@ export type DeviceInfo = {
 };
 
 /**
+ * A gzip-compressed tar archive in the `portolan-snapshot/1` format (src/interfaces/snapshots/engine/README.md).
+ */
+export type DeviceSnapshotArchive = Blob | File;
+
+/**
  * Error body of the configuration REST (seed); also the body of every framework error of the device role.
  */
 export type DeviceError = {
@@ -859,6 +864,31 @@ export type GetDeviceInfoResponses = {
 };
 
 export type GetDeviceInfoResponse = GetDeviceInfoResponses[keyof GetDeviceInfoResponses];
+
+export type GetDeviceSnapshotData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/diagnostics/snapshot';
+};
+
+export type GetDeviceSnapshotErrors = {
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+};
+
+export type GetDeviceSnapshotError = GetDeviceSnapshotErrors[keyof GetDeviceSnapshotErrors];
+
+export type GetDeviceSnapshotResponses = {
+    /**
+     * The snapshot archive (gzip'd tar, `portolan-snapshot/1`), streamed.
+     */
+    200: DeviceSnapshotArchive;
+};
+
+export type GetDeviceSnapshotResponse = GetDeviceSnapshotResponses[keyof GetDeviceSnapshotResponses];
 
 export type ListRulesData = {
     body?: never;

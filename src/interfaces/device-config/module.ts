@@ -15,11 +15,15 @@ import { createSqlDeviceConfigStore } from './config-store.ts';
 import { accessLoggingOn, type DbValues } from './db-variables.ts';
 import { createSqlDeclarationStore } from './declaration-store.ts';
 import { createDeclarativeService } from './declarative-service.ts';
+import { DEVICE_VERSION } from './device-version.ts';
 import { renderDeviceError } from './error-shape.ts';
 import { createDeviceConfigHandlers } from './handlers.ts';
+import { readHostFacts } from './host-facts.ts';
 import { DEVICE_CONFIG_MIGRATIONS } from './migrations.ts';
 import { createSqlDeviceOauthStore } from './oauth-store.ts';
 import { createRuleHandlers } from './rule-handlers.ts';
+import { createSnapshotHandlers } from './snapshot-handlers.ts';
+import type { SnapshotSources } from './snapshot-source.ts';
 import { DEVICE_SETTINGS, type DeviceConfig } from './settings.ts';
 import { createSystemHandlers } from './system-handlers.ts';
 
@@ -44,7 +48,8 @@ function machineIdOf(hostname: string) {
 /**
  * Interface F, the device's management interface: basic authentication or a login token on every
  * operation (the real device's), script objects, system database variables that act on the data
- * plane, declarative deployment whose services carry traffic, and the OAuth objects registration calls.
+ * plane, declarative deployment whose services carry traffic, the OAuth objects registration calls,
+ * and a diagnostic snapshot of its own state (the archive interface C takes).
  */
 export const deviceConfigModule = {
   name: 'device-config',
@@ -101,8 +106,9 @@ export const deviceConfigModule = {
           throw error;
         },
       ));
+    const declarations = createSqlDeclarationStore(context.database);
     const service = createDeclarativeService({
-      store: createSqlDeclarationStore(context.database),
+      store: declarations,
       dataPlane,
       clock,
       logger: logger.child({ role: 'device', component: 'appsvcs' }),
@@ -125,11 +131,27 @@ export const deviceConfigModule = {
         await dataPlane.close();
       },
     });
+    const identity = { hostname, machineId: machineIdOf(hostname) };
+    // What the device's diagnostic snapshot reads: never the accounts, tokens or OAuth objects.
+    const snapshotSources: SnapshotSources = {
+      identity,
+      version: DEVICE_VERSION,
+      clock,
+      declaration: async () => {
+        const answer = await service.read();
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      dbVariables: async () => (await configStore.dbVariables()).values,
+      scripts: async () => configStore.listRules(),
+      deployTasks: () => declarations.listTasks(100), // all the service keeps
+      hostFacts: () => readHostFacts(config.deviceDataDir),
+    };
     return {
       ...createDeviceConfigHandlers({ store: createSqlDeviceOauthStore(context.database, { clock }) }),
       ...createAuthHandlers({ tokens: tokensOf(context), checkPassword: context.adminAuthenticator }),
       ...createRuleHandlers({ store: configStore }),
-      ...createSystemHandlers({ store: configStore, identity: { hostname, machineId: machineIdOf(hostname) }, apply: applyDbValues }),
+      ...createSystemHandlers({ store: configStore, identity, apply: applyDbValues }),
+      ...createSnapshotHandlers({ sources: snapshotSources }),
       ...createAppsvcsHandlers({ service }),
     } satisfies OperationHandlers<typeof Sdk>;
   },
