@@ -120,8 +120,8 @@ function bodyVariants(spec: LoadedSpec, op: OperationEntry, valid: RequestParts)
   for (const [name, prop] of properties) {
     const pointer = `/${escapeSegment(name)}`;
     const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
-    // Every form value is text: a wrong type cannot be sent in a form.
-    if (!isForm && wrongTypes < MAX_FIELDS && typeof type === 'string' && type in WRONG_BY_TYPE) {
+    // Every form value is text and every multipart part is bytes: a wrong type cannot be sent in either.
+    if (!isForm && body.mediaType !== 'multipart/form-data' && wrongTypes < MAX_FIELDS && typeof type === 'string' && type in WRONG_BY_TYPE) {
       wrongTypes++;
       push(`wrong type at ${pointer} (${short(WRONG_BY_TYPE[type])} for ${type})`, pointer, { ...value, [name]: WRONG_BY_TYPE[type] });
     }

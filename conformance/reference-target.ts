@@ -34,6 +34,8 @@ export async function startReferenceTarget(options: { config?: Partial<Config> }
     ...Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0'])),
     PORTOLAN_HOST: '127.0.0.1',
     PORTOLAN_DATABASE: `sqlite:${join(dir, 'portolan.db')}`,
+    PORTOLAN_DEVICE_DATA_DIR: join(dir, 'device'),
+    PORTOLAN_SNAPSHOT_DATA_DIR: join(dir, 'snapshots'),
     PORTOLAN_LOG_LEVEL: 'silent',
     PORTOLAN_ADMIN_USER: 'admin',
     PORTOLAN_ADMIN_PASSWORD: adminPassword,

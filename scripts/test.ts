@@ -12,6 +12,9 @@ console.log('> tsc (typecheck)');
 const typecheck = spawnSync('tsc', ['-p', '.'], { stdio: 'inherit' });
 const typecheckFailed = typecheck.status !== 0;
 
+// System packages some tests need (pdftoppm); installed with apt-get when missing (scripts/system-packages.ts).
+spawnSync(process.execPath, ['scripts/system-packages.ts'], { stdio: 'inherit' });
+
 // tap compiles its Test class with the configured plugins on first use, but that first run still
 // loads the defaults (the TypeScript plugin's ts-node); build it up front so Node 24 runs the .ts files.
 spawnSync('tap', ['build'], { stdio: 'ignore' });

@@ -143,8 +143,8 @@ export const deleteSnapshot = <ThrowOnError extends boolean = false>(options: Op
  * the snapshot record when ready (`processing_status` `COMPLETE`); **422** when processing failed
  * (`processing_status` `ERROR`) - the seed only says that any other status is the failure indicator.
  * Decision: 422 because the failure is permanent and caused by the uploaded content (not a server fault, so
- * not 5xx, which some real clients retry; the snapshot exists, so not 404); the message carries the
- * `processing_messages`. The record of a failed snapshot is still returned by `PUT`.
+ * not 5xx, which some real clients retry; the snapshot exists, so not 404). The body of the 422 is the
+ * snapshot's record (designed), so its `processing_status` and `processing_messages` are readable by GET.
  * Clients poll every 2 s while 202, up to a bounded number of tries.
  *
  * The record's URIs (`files`, `commands`, `diagnostics`, `gui_uri`) are discovery links: their paths are
@@ -239,12 +239,14 @@ export const listSnapshotFiles = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
- * Download one file of a snapshot
+ * Read one file of a snapshot
  *
- * Designed discovery endpoint: the file's bytes, raw, as `application/octet-stream` (as the real product
- * serves them with `Accept: application/octet-stream`). `Accept` must allow `application/octet-stream`
- * (that type, `**` or no `Accept`); anything else 406. Errors are XML, unless `Accept` also lists
- * `application/vnd.vendor.diagnostics.api+json`. 202 while processing, 422 when processing failed.
+ * Designed discovery endpoint: one file of the snapshot with its content, base64-encoded, inside XML or JSON
+ * (the seed: everything but diagnostics only as XML or JSON). At most 4 MiB of the content is served:
+ * `size` is the file's whole size and `truncated` is `true` when the content stops short of it.
+ * 202 while processing, 422 when processing failed.
+ *
+ * `Accept`: XML or JSON (XML without `Accept`); anything else 406.
  *
  */
 export const getSnapshotFile = <ThrowOnError extends boolean = false>(options: Options<GetSnapshotFileData, ThrowOnError>): RequestResult<GetSnapshotFileResponses, GetSnapshotFileErrors, ThrowOnError> => (options.client ?? client).get<GetSnapshotFileResponses, GetSnapshotFileErrors, ThrowOnError>({

@@ -113,8 +113,8 @@ export type Snapshot = {
      */
     expiration_date: string;
     /**
-     * `COMPLETE` when processed (GET answers 200), `ERROR` when processing failed (GET answers 422; the record
-     * is seen in the answer of `PUT`). While processing, GET answers 202 instead of a record.
+     * `COMPLETE` when processed (GET answers 200), `ERROR` when processing failed (GET answers 422 with this
+     * record, `PUT` 200). While processing, GET answers 202 instead of a record.
      *
      */
     processing_status: 'COMPLETE' | 'ERROR';
@@ -140,6 +140,11 @@ export type Snapshot = {
  * Who uploaded the snapshot and when.
  */
 export type SnapshotUploadInfo = {
+    /**
+     * Who uploaded it (designed): `name` is the account's user id; `email` is the user id when it is an
+     * e-mail address, else `<user id>@users.invalid` (this installation keeps no e-mail addresses).
+     *
+     */
     performed_by: {
         name: string;
         email: string;
@@ -306,6 +311,26 @@ export type SnapshotCommand = {
 };
 
 /**
+ * One file of a snapshot with its content, base64-encoded (at most 4 MiB of it). XML root `file`.
+ */
+export type SnapshotFile = {
+    id: string;
+    /**
+     * The file's path in the snapshot.
+     */
+    value: string;
+    /**
+     * The file's whole size in bytes.
+     */
+    size: number;
+    /**
+     * `true` when `content` holds only the first 4 MiB of the file.
+     */
+    truncated: boolean;
+    content: string;
+};
+
+/**
  * URL-encoded login form (seed fields `userid`, `passwd`; lengths designed).
  */
 export type LoginForm = {
@@ -353,8 +378,8 @@ export type LoginDiagnosticsUserErrors = {
      */
     401: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -385,8 +410,8 @@ export type DeleteAllSnapshotsErrors = {
      */
     403: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -418,8 +443,8 @@ export type ListSnapshotsErrors = {
      */
     403: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -455,8 +480,8 @@ export type UploadSnapshotErrors = {
      */
     403: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -502,8 +527,8 @@ export type DeleteSnapshotErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -550,18 +575,17 @@ export type GetSnapshotErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
     /**
-     * Processing of the snapshot failed (`processing_status` `ERROR`). The seed says any status other than 202 and
-     * 200 is the failure indicator; Portolan uses 422 (designed): the failure is permanent and caused by the
-     * uploaded content. The message carries the processing messages. Clients stop polling and report it.
+     * Processing failed (`processing_status` `ERROR`); the body is the snapshot's record with its
+     * `processing_messages` (designed).
      *
      */
-    422: DiagnosticsError;
+    422: Snapshot;
 };
 
 export type GetSnapshotError = GetSnapshotErrors[keyof GetSnapshotErrors];
@@ -611,8 +635,8 @@ export type UpdateSnapshotErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -680,8 +704,8 @@ export type GetSnapshotDiagnosticsErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -741,8 +765,8 @@ export type ListSnapshotFilesErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -806,8 +830,8 @@ export type GetSnapshotFileErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -824,9 +848,9 @@ export type GetSnapshotFileError = GetSnapshotFileErrors[keyof GetSnapshotFileEr
 
 export type GetSnapshotFileResponses = {
     /**
-     * The file, raw.
+     * The file and its content.
      */
-    200: Blob | File;
+    200: SnapshotFile;
     /**
      * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
@@ -867,8 +891,8 @@ export type ListSnapshotCommandsErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;
@@ -932,8 +956,8 @@ export type GetSnapshotCommandErrors = {
      */
     404: DiagnosticsError;
     /**
-     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV; a
-     * snapshot file only octet-stream). Designed after the real product. The body is XML.
+     * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
+     * Designed after the real product. The body is XML.
      *
      */
     406: DiagnosticsError;

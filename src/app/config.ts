@@ -4,6 +4,7 @@ import type { RegistrationConfig } from '../interfaces/client-registration/setti
 import type { AccessSessionConfig } from '../interfaces/access-session/settings.ts';
 import type { DeviceConfig } from '../interfaces/device-config/settings.ts';
 import type { TopologyConfig } from '../interfaces/topology/settings.ts';
+import type { SnapshotConfig } from '../interfaces/snapshots/settings.ts';
 import { MODULES } from './modules.ts';
 
 /**
@@ -13,7 +14,7 @@ import { MODULES } from './modules.ts';
 export const SETTINGS: readonly Setting[] = [...CORE_SETTINGS, ...TRAFFIC_SETTINGS, ...MODULES.flatMap((m) => m.settings ?? [])];
 
 /** The decoded configuration: frozen, its type derived from the declarations. */
-export type Config = CoreConfig & TrafficConfig & RegistrationConfig & AccessSessionConfig & DeviceConfig & TopologyConfig;
+export type Config = CoreConfig & TrafficConfig & RegistrationConfig & AccessSessionConfig & DeviceConfig & TopologyConfig & SnapshotConfig;
 
 /**
  * Decodes the configuration: defaults, then the JSON file named by PORTOLAN_CONFIG, then environment

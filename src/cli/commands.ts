@@ -7,6 +7,7 @@ import { systemClock } from '../lib/clock.ts';
 import { ROLE_DEFINITIONS } from '../lib/roles.ts';
 import { startSystem } from '../app/system.ts';
 import { runUsersCommand } from './users.ts';
+import { runSnapshotCommand } from './snapshot.ts';
 import { StaleContractError } from '../server/compiled-contract.ts';
 
 const USAGE = `Usage: portolan <command> [options]
@@ -16,6 +17,8 @@ Commands:
             diagnostics, login), each on its own port.
   users     Manage users: users add|passwd|remove|list [--profile <name>] <username>
             (portolan users --help).
+  snapshot  Client of the snapshot diagnostics API: snapshot upload|wait|hits|report|list|delete|
+            delete-all (portolan snapshot --help).
 
 Options:
   -h, --help  Show this help.
@@ -52,9 +55,9 @@ async function start() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-// `users` parses its own options (--profile), so its arguments skip the top-level parser.
-const { values, positionals } = process.argv[2] === 'users'
-  ? { values: { help: false }, positionals: ['users'] }
+// `users` and `snapshot` parse their own options, so their arguments skip the top-level parser.
+const { values, positionals } = process.argv[2] === 'users' || process.argv[2] === 'snapshot'
+  ? { values: { help: false }, positionals: [process.argv[2]] }
   : parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
 const command = positionals[0];
 try {
@@ -64,6 +67,8 @@ try {
     await start();
   } else if (command === 'users') {
     process.exitCode = await runUsersCommand(process.argv.slice(3), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+  } else if (command === 'snapshot') {
+    process.exitCode = await runSnapshotCommand(process.argv.slice(3), { env: process.env, stdout: process.stdout, stderr: process.stderr });
   } else {
     console.error(`Unknown command '${command}'.\n\n${USAGE}`);
     process.exitCode = 2;

@@ -1,0 +1,125 @@
+import type * as C from '../../../generated/snapshots/types.gen.ts';
+import type { AccountStore } from '../../accounts/account-store.ts';
+import { accountNameProblem } from '../../accounts/account-store.ts';
+import { ADMIN_PROFILE } from '../../accounts/admin-bootstrap.ts';
+import { basicAuthorization, type BasicAuthenticator } from '../../accounts/basic-auth.ts';
+import { portolanError } from '../../lib/errors.ts';
+import type { Handler, HandlerRequest, HandlerResponse } from '../../server/handler-types.ts';
+import type { Authenticator, AuthOutcome } from '../../server/security.ts';
+import { renderSnapshotsError } from './error-shape.ts';
+import type { SessionStore } from './session-store.ts';
+
+/** The session cookie (designed, the real product's name) and the seed's success marker. */
+export const SESSION_COOKIE = 'ssosession';
+export const COMPLETED_COOKIE = 'sso_completed';
+
+/** One answer for every refused login: it names neither the user id nor which part was wrong. */
+const INVALID_CREDENTIALS = 'Invalid user id or password.';
+const SESSION_MISSING = 'A session is required; log in first.';
+const SESSION_INVALID = 'The session is unknown or expired; log in again.';
+/** Account keys of diagnostics users: fixed, so renaming the access profile keeps each user's snapshots. */
+const DIAGNOSTICS_ACCOUNT = 'diagnostics';
+
+/** Checks a user id and password; the account key (`diagnostics/alice`, `admin/admin`) or undefined. */
+export type CredentialCheck = (userid: string, passwd: string, remoteAddress: string | undefined) => Promise<string | undefined>;
+
+export type CookieOptions = {
+  /** Common parent of the login and API host names (`example.com`); empty: host-only cookies. */
+  domain: string;
+  /** Add `Secure` (TLS terminated in front of the roles). */
+  secure: boolean;
+  /** `Max-Age` of both cookies: the session's lifetime. */
+  lifetimeSeconds: number;
+};
+
+export type LoginHandlerDeps = {
+  sessions: SessionStore;
+  /** Same answer for an unknown user and a wrong password. */
+  checkCredentials: CredentialCheck;
+  cookie: CookieOptions;
+  /** Where the 302 points: the diagnostics role's snapshot list (absolute URL), known once it listens. */
+  location(): string;
+};
+
+/**
+ * The two `Set-Cookie` values of a successful login, as the spec's "Session design" gives them.
+ *
+ * @example
+ * loginCookies('tok', { domain: '', secure: false, lifetimeSeconds: 28800 })
+ * // ['ssosession=tok; Path=/; HttpOnly; SameSite=Lax; Max-Age=28800', 'sso_completed=1; Path=/; SameSite=Lax; Max-Age=28800']
+ */
+export function loginCookies(token: string, cookie: CookieOptions): [string, string] {
+  const tail = `; Max-Age=${cookie.lifetimeSeconds}${cookie.domain ? `; Domain=${cookie.domain}` : ''}${cookie.secure ? '; Secure' : ''}`;
+  return [`${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax${tail}`, `${COMPLETED_COOKIE}=1; Path=/; SameSite=Lax${tail}`];
+}
+
+/**
+ * The login server's form login (`POST /resource/loginAction.jsp`, seed Authentication C). The form
+ * was validated against LoginForm before this runs. Success is a 302 with both cookies and no body;
+ * every failure is one 401 in C's error shape (XML or JSON by `Accept`) with no cookie at all.
+ */
+export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUser: Handler } {
+  const loginDiagnosticsUser = async (request: HandlerRequest<Record<string, never>, Record<string, never>, C.LoginForm>): Promise<HandlerResponse> => {
+    const { userid, passwd } = request.body;
+    const account = await deps.checkCredentials(userid, passwd, request.remoteAddress);
+    if (account === undefined) return renderSnapshotsError(portolanError('unauthorized', INVALID_CREDENTIALS), request);
+    const { token } = await deps.sessions.create(account);
+    return {
+      status: 302,
+      body: undefined,
+      // no-store: an answer that carries a session must not be kept by a cache on the way.
+      headers: { location: deps.location(), 'set-cookie': loginCookies(token, deps.cookie), 'cache-control': 'no-store' },
+    };
+  };
+  return { loginDiagnosticsUser };
+}
+
+/**
+ * The `ssoSession` security scheme: the `ssosession` cookie must name a live session. Missing, unknown
+ * and expired sessions are 403 (the spec, after the real product); the principal is the account key.
+ * The answer never repeats the cookie.
+ */
+export function sessionScheme(sessions: SessionStore): Authenticator {
+  const refuse = (message: string, presented: boolean): AuthOutcome => ({ ok: false, error: portolanError('forbidden', message), presented });
+  return async ({ cookies }) => {
+    const token = cookies[SESSION_COOKIE];
+    if (token === undefined || token === '') return refuse(SESSION_MISSING, false);
+    const account = await sessions.verify(token);
+    if (account === undefined) return refuse(SESSION_INVALID, true);
+    return { ok: true, principal: account };
+  };
+}
+
+export type CredentialCheckDeps = {
+  /** Checks against the diagnostics access profile (`diagnosticsAccessProfile`). */
+  diagnostics: BasicAuthenticator;
+  /** Checks against the administrative account (the system's `adminAuthenticator`). */
+  admin: BasicAuthenticator;
+  /** Which profile a user id belongs to, so only that profile's check runs (and counts a failure). */
+  accounts: Pick<AccountStore, 'has'>;
+  /** The diagnostics access profile's name (setting `diagnosticsAccessProfile`). */
+  diagnosticsProfile: string;
+};
+
+/**
+ * The login server's credential check: users of the diagnostics access profile log in as
+ * `diagnostics/<userid>`, the administrative account as `admin/<userid>`; undefined for every failure
+ * alike. Each check goes through a BasicAuthenticator, so the login server shares its backoff per
+ * user name and client address (a wrong password and an unknown user both cost one password hash).
+ *
+ * Exactly one profile is checked per attempt, chosen by membership: trying both in turn would count
+ * every administrator's login as a failed diagnostics login (and the reverse), and past the address
+ * budget the other profile's users on that address would be refused. A user id in both profiles is a
+ * diagnostics user; one in neither is checked (and refused) by the diagnostics profile.
+ */
+export function createCredentialCheck(deps: CredentialCheckDeps): CredentialCheck {
+  return async (userid, passwd, remoteAddress) => {
+    // No account can have such a name; with a colon, basic authentication would split it elsewhere
+    // (`a:b` + `c` is checked as user `a` with password `b:c`) and log in the wrong account.
+    if (accountNameProblem('username', userid) !== undefined) return undefined;
+    const asAdmin = !(await deps.accounts.has(deps.diagnosticsProfile, userid)) && (await deps.accounts.has(ADMIN_PROFILE, userid));
+    const authorization = basicAuthorization(userid, passwd);
+    if (asAdmin) return (await deps.admin(authorization, remoteAddress)) ? `${ADMIN_PROFILE}/${userid}` : undefined;
+    return (await deps.diagnostics(authorization, remoteAddress)) ? `${DIAGNOSTICS_ACCOUNT}/${userid}` : undefined;
+  };
+}

@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { DiagnosticOutput } from '../../../generated/snapshots/types.gen.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Timers } from '../../lib/timers.ts';
+import type { Database } from '../../stores/database.ts';
+import { createJobQueue, createJobWorker, type JobWorker } from '../../stores/job-queue.ts';
+import { DEFAULT_RULES_PATH, loadRuleSetFile, type ExtractLimits, type RuleSet } from './engine/index.ts';
+import { ARCHIVE_NAME, createSnapshotProcessor, FILES_FOLDER, snapshotFolder } from './processing.ts';
+import { loadSample, SAMPLE_ID, type Sample } from './sample.ts';
+import { jobIdPrefix, PROCESSING_QUEUE, snapshotStore as store, type ContentEntry, type MetadataPatch, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
+import { receiveUpload } from './upload.ts';
+
+export type { ContentEntry, SnapshotRecord, SnapshotStatus } from './snapshot-store.ts';
+
+export type UploadOutcome = { ok: true; id: string } | { ok: false; status: 400 | 413; message: string };
+
+/** At most this much of a file's (or a command output's) content is served. */
+export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
+/** A processing job claimed this many times without finishing ends the snapshot ERROR. */
+const PROCESSING_ATTEMPTS = 3;
+/** Ids whose folder already exists (left by another database on the same data dir) are skipped, this many at most. */
+const ID_TRIES = 100;
+
+export type SnapshotServiceOptions = {
+  db: Database;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** PORTOLAN_SNAPSHOT_DATA_DIR: `<dataDir>/<id>/upload.tgz` while it waits, then `<dataDir>/<id>/files/`. */
+  dataDir: string;
+  /** PORTOLAN_SNAPSHOT_MAX_BYTES */
+  maxUploadBytes: number;
+  /** PORTOLAN_SNAPSHOT_CONCURRENCY (0: this process processes none; processes on the same store and data dir do) */
+  concurrency: number;
+  /** PORTOLAN_SNAPSHOT_LEASE_MS */
+  leaseMs: number;
+  /** The rule set file (default: the engine's rules.json). */
+  rulesPath?: string;
+  /** This process's identity as a job worker (unique per process start). */
+  owner: string;
+  /** Limits of unpacking (default: the engine's). */
+  extractLimits?: ExtractLimits;
+};
+
+/**
+ * The snapshots of interface C behind its HTTP handlers: uploads streamed to disk and processed by a
+ * bounded background queue on the job port (a queued or interrupted job survives a restart), the
+ * records of each account (one account never sees another's), the shared read-only sample `0`, the
+ * diagnostics and the content of processed snapshots. Spec: specs/snapshots.yaml (info.description).
+ *
+ * Call start() before serving: it loads the rule set and the sample.
+ *
+ * @example
+ * const snapshots = createSnapshotService({ db, clock, timers, logger, dataDir, maxUploadBytes, concurrency: 2, leaseMs: 60_000, owner });
+ * await snapshots.start();
+ * const outcome = await snapshots.upload('alice', 'alice', { contentType: req.headers['content-type'], stream: req.bodyStream });
+ */
+export function createSnapshotService(options: SnapshotServiceOptions) {
+  const { db, clock, timers, logger, dataDir, maxUploadBytes } = options;
+  const jobs = createJobQueue(db, { clock });
+  let ruleSet: RuleSet | undefined;
+  let sample: Sample | undefined;
+  let worker: JobWorker | undefined;
+
+  const processor = createSnapshotProcessor({
+    db,
+    dataDir,
+    logger,
+    ruleSet: () => {
+      if (!ruleSet) throw new Error('The snapshot service has not been started.');
+      return ruleSet;
+    },
+    ...(options.extractLimits ? { extractLimits: options.extractLimits } : {}),
+  });
+  const folderOf = (id: string) => snapshotFolder(dataDir, id);
+  const enqueue = (tx: Database, id: string) => jobs.enqueue(PROCESSING_QUEUE, { id }, { id: `${jobIdPrefix(id)}${randomUUID()}`, tx });
+
+  const removeFolder = async (id: string) => {
+    try {
+      await rm(folderOf(id), { recursive: true, force: true, maxRetries: 3 });
+    } catch (error) {
+      // The row is gone already; a processing job that still writes there removes the folder when it notices.
+      logger.warn({ snapshotId: id, error: (error as Error).message }, 'removing a snapshot folder failed');
+    }
+  };
+
+  /** Takes a new id and creates its folder (never one that exists: it may hold another database's snapshot). */
+  const newFolder = async (): Promise<string> => {
+    await mkdir(dataDir, { recursive: true });
+    for (let i = 0; i < ID_TRIES; i++) {
+      const id = await store.nextId(db);
+      try {
+        await mkdir(folderOf(id));
+        return id;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        logger.warn({ snapshotId: id }, 'a folder for this new snapshot id already exists; taking the next id');
+      }
+    }
+    throw new Error(`No free snapshot folder in ${ID_TRIES} ids: ${dataDir} holds folders of another database.`);
+  };
+
+  /** The contents of a COMPLETE snapshot of the account (or the sample) and the folder its files are in. */
+  const located = async (account: string, id: string): Promise<{ contents: SnapshotContents; filesDir: string } | undefined> => {
+    if (id === SAMPLE_ID) return sample && { contents: sample.contents, filesDir: sample.filesDir };
+    const contents = await store.contents(db, account, id);
+    return contents && { contents, filesDir: join(folderOf(id), FILES_FOLDER) };
+  };
+
+  return {
+    /**
+     * Loads the rule set (refused whole if invalid: throws) and the sample, queues again the processed
+     * snapshots whose diagnostics come from another rule set version, and starts the worker.
+     */
+    async start(): Promise<void> {
+      if (worker) return;
+      const loaded = await loadRuleSetFile(options.rulesPath ?? DEFAULT_RULES_PATH);
+      if (!loaded.ok) throw new Error(loaded.message);
+      ruleSet = loaded.ruleSet;
+      sample = await loadSample(ruleSet);
+      await mkdir(dataDir, { recursive: true });
+      const stale = await store.staleIds(db, ruleSet.version);
+      if (stale.length > 0) {
+        await db.transaction(async (tx) => {
+          for (const id of stale) await enqueue(tx, id);
+        });
+        logger.info({ snapshots: stale.length, rulesVersion: ruleSet.version }, 'snapshots queued to be evaluated with the new rule set');
+      }
+      // Concurrency 0: this process takes uploads and answers, others on the same store process them.
+      if (options.concurrency === 0) return;
+      worker = createJobWorker<{ id: string }>({
+        db,
+        queue: PROCESSING_QUEUE,
+        clock,
+        timers,
+        owner: options.owner,
+        leaseMs: options.leaseMs,
+        pollMs: Math.min(1000, Math.max(50, Math.floor(options.leaseMs / 4))),
+        concurrency: options.concurrency,
+        maxAttempts: PROCESSING_ATTEMPTS,
+        run: (job, { signal }) => processor.run(job.payload.id, signal),
+        giveUp: (job, reason) => processor.giveUp(job.payload.id, reason),
+        logger,
+      });
+      worker.start();
+    },
+
+    /** Stops taking jobs; a job under way is signalled at once and, unless it finishes, taken up again after the restart. */
+    async stop(): Promise<void> {
+      const stopping = worker;
+      worker = undefined;
+      await stopping?.stop({ graceMs: 0 });
+    },
+
+    /** `0` first, then the account's snapshots in upload order. */
+    async list(account: string): Promise<string[]> {
+      return [SAMPLE_ID, ...(await store.listIds(db, account))];
+    },
+
+    /**
+     * Streams the multipart body's `snapshot` file to a new snapshot's folder; once it is whole, saves the
+     * snapshot (PROCESSING) and queues its processing in one transaction. Refusals (400, 413) keep
+     * nothing; a store or disk failure throws, after removing what was written.
+     */
+    async upload(account: string, uploadedBy: string, body: { contentType: string | undefined; stream: Readable }): Promise<UploadOutcome> {
+      const taken: { id?: string } = {};
+      const destination = async () => {
+        taken.id = await newFolder();
+        return join(folderOf(taken.id), ARCHIVE_NAME);
+      };
+      let received;
+      try {
+        received = await receiveUpload({ contentType: body.contentType, stream: body.stream, maxBytes: maxUploadBytes, destination });
+      } catch (error) {
+        if (taken.id) await removeFolder(taken.id);
+        throw error;
+      }
+      if (!received.ok) {
+        if (taken.id) await removeFolder(taken.id);
+        return received;
+      }
+      const id = taken.id!;
+      const record: SnapshotRecord = {
+        id,
+        account,
+        fileName: received.fileName,
+        fileSize: received.fileSize,
+        description: '',
+        supportCase: '',
+        visibleInGui: true,
+        status: 'PROCESSING',
+        messages: [],
+        hostname: '',
+        chassisSerial: '',
+        platform: '',
+        version: '',
+        generationDate: '',
+        uploadedBy,
+        uploadedAtMs: clock.nowMs(),
+        rulesVersion: undefined,
+      };
+      try {
+        await db.transaction(async (tx) => {
+          await store.insert(tx, record);
+          await enqueue(tx, id);
+        });
+      } catch (error) {
+        await removeFolder(id);
+        throw error;
+      }
+      worker?.poke();
+      logger.info({ snapshotId: id, bytes: received.fileSize }, 'snapshot uploaded');
+      return { ok: true, id };
+    },
+
+    /** The record; `0` is the sample for every account; another account's id is undefined. */
+    async get(account: string, id: string): Promise<SnapshotRecord | undefined> {
+      if (id === SAMPLE_ID) return sample && { ...sample.record };
+      return store.get(db, account, id);
+    },
+
+    /** Sets the fields given, in any state (the same patch twice leaves the same record). */
+    async update(account: string, id: string, patch: MetadataPatch): Promise<SnapshotRecord | undefined | 'read-only'> {
+      if (id === SAMPLE_ID) return 'read-only';
+      if (!(await store.updateMetadata(db, account, id, patch))) return undefined;
+      return store.get(db, account, id);
+    },
+
+    /** Deletes one snapshot in any state: its row, its waiting job, its folder. */
+    async remove(account: string, id: string): Promise<'deleted' | 'not-found' | 'read-only'> {
+      if (id === SAMPLE_ID) return 'read-only';
+      const deleted = await db.transaction((tx) => store.delete(tx, account, id));
+      if (!deleted) return 'not-found';
+      await removeFolder(id);
+      return 'deleted';
+    },
+
+    /** Deletes every snapshot of the account (the sample stays); the ids deleted, in upload order. */
+    async removeAll(account: string): Promise<string[]> {
+      const ids = await db.transaction(async (tx) => {
+        const found = await store.listIds(tx, account);
+        for (const id of found) await store.delete(tx, account, id);
+        return found;
+      });
+      for (const id of ids) await removeFolder(id);
+      return ids;
+    },
+
+    /** The whole diagnostic output (`all`) of a COMPLETE snapshot (select a set with selectDiagnostics); undefined otherwise. */
+    async diagnostics(account: string, id: string): Promise<DiagnosticOutput | undefined> {
+      if (id === SAMPLE_ID) return sample?.output;
+      return store.diagnostics(db, account, id);
+    },
+
+    /** The files of a COMPLETE snapshot; undefined otherwise. */
+    async files(account: string, id: string): Promise<ContentEntry[] | undefined> {
+      return (await located(account, id))?.contents.files;
+    },
+
+    /** One file with at most 4 MiB of its content (base64); `size` is the whole file's. */
+    async file(account: string, id: string, fileId: string): Promise<{ id: string; value: string; size: number; truncated: boolean; content: string } | undefined> {
+      const found = await located(account, id);
+      const entry = found?.contents.files.find((f) => f.id === fileId);
+      if (!found || !entry) return undefined;
+      const { bytes, size } = await readHead(found.filesDir, entry.value);
+      return { id: entry.id, value: entry.value, size, truncated: bytes.length < size, content: bytes.toString('base64') };
+    },
+
+    /** The commands of a COMPLETE snapshot; undefined otherwise. */
+    async commands(account: string, id: string): Promise<ContentEntry[] | undefined> {
+      return (await located(account, id))?.contents.commands;
+    },
+
+    /** One command with its output (base64; at most the first 4 MiB of it, as for files). */
+    async command(account: string, id: string, commandId: string): Promise<{ id: string; value: string; output: string } | undefined> {
+      const found = await located(account, id);
+      const entry = found?.contents.commands.find((c) => c.id === commandId);
+      if (!found || !entry) return undefined;
+      const { bytes } = await readHead(found.filesDir, `commands/${entry.value}.txt`);
+      return { id: entry.id, value: entry.value, output: bytes.toString('base64') };
+    },
+  };
+}
+
+export type SnapshotService = ReturnType<typeof createSnapshotService>;
+
+/**
+ * The first CONTENT_MAX_BYTES of a file of a snapshot, and its whole size. `path` comes from the stored
+ * listing (written by the engine, which admits only plain relative names), and is checked again: it must
+ * stay inside `filesDir` and be a regular file, not a link. A listed file missing on disk is a fault of
+ * the store, not a 404: it throws.
+ */
+async function readHead(filesDir: string, path: string): Promise<{ bytes: Buffer; size: number }> {
+  const root = resolve(filesDir);
+  const full = resolve(root, path);
+  if (!full.startsWith(root + sep)) throw new Error(`The listed path ${JSON.stringify(path)} leaves its snapshot folder.`);
+  await using file = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const stat = await file.stat();
+  if (!stat.isFile()) throw new Error(`The listed path ${JSON.stringify(path)} is not a regular file.`);
+  const buffer = Buffer.alloc(Math.min(CONTENT_MAX_BYTES, stat.size));
+  const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+  return { bytes: buffer.subarray(0, bytesRead), size: stat.size };
+}

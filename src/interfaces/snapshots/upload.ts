@@ -1,0 +1,173 @@
+import { createWriteStream } from 'node:fs';
+import { basename } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+
+/** The file field of an upload (the spec's `SnapshotUpload`). */
+export const SNAPSHOT_FIELD = 'snapshot';
+const FILE_NAME_MAX = 255;
+
+export const MALFORMED_MULTIPART = 'The request body is not a valid multipart/form-data body.';
+export const MISSING_SNAPSHOT_FIELD = `The multipart file field ${SNAPSHOT_FIELD} is required.`;
+export const UNEXPECTED_PART = `The multipart form may hold only one part, the file field ${SNAPSHOT_FIELD}.`;
+export const tooLargeMessage = (maxBytes: number) => `The snapshot exceeds the upload limit of ${maxBytes} bytes.`;
+
+export type ReceivedUpload = { ok: true; fileName: string; fileSize: number } | { ok: false; status: 400 | 413; message: string };
+
+export type ReceiveOptions = {
+  contentType: string | undefined;
+  /** The request body, unread. Left unpiped and flowing (its rest dropped) when the answer comes early. */
+  stream: Readable;
+  /** The largest file accepted, in bytes; one byte more is 413. */
+  maxBytes: number;
+  /**
+   * Called once, when the `snapshot` file part begins: where to write it (a file that must not exist
+   * yet). May reserve an id and create a folder; the caller removes it when the outcome is not ok.
+   */
+  destination(): Promise<string>;
+};
+
+/**
+ * Reads a multipart/form-data body with busboy and streams its `snapshot` file part to disk as it
+ * arrives: never held whole in memory, and backpressure reaches the request (a slow disk slows the
+ * client). Every way a body can go wrong is an answer, never an unhandled 'error' event:
+ *
+ * - the file grows past `maxBytes` -> 413 (busboy's `limit`, unhandled, would silently truncate it);
+ * - a body that is not multipart, malformed, cut short or whose stream fails (the client went away,
+ *   the adapter's body limit) -> 400;
+ * - no `snapshot` file part -> 400;
+ * - any other part (another file, a second `snapshot`, a text field) -> 400: the spec's `SnapshotUpload`
+ *   allows no other member, and a part nobody reads is not silently dropped.
+ *
+ * Resolves once the written file is closed, whatever the outcome, so the caller may remove it at once.
+ * A failing disk (ENOSPC) is not the client's fault: it rejects with that error.
+ *
+ * @example
+ * const received = await receiveUpload({ contentType, stream, maxBytes, destination: async () => path });
+ * if (!received.ok) return { status: received.status, message: received.message };
+ */
+export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> {
+  const { stream: source, maxBytes } = options;
+  if (!/^multipart\/form-data\s*;/i.test(options.contentType ?? '')) return Promise.resolve(refusal(400, MALFORMED_MULTIPART));
+  let parser: busboy.Busboy;
+  try {
+    // fileSize one over the limit: busboy reports a file of exactly `fileSize` bytes as over it.
+    parser = busboy({ headers: { 'content-type': options.contentType! }, limits: { fileSize: maxBytes + 1, files: 1, fields: 0, fieldSize: 1024, parts: 2 } });
+  } catch {
+    return Promise.resolve(refusal(400, MALFORMED_MULTIPART)); // no boundary, unparsable Content-Type
+  }
+
+  return new Promise<ReceivedUpload>((resolve, reject) => {
+    let settled = false;
+    let file: { name: string; written: Promise<number>; part: Readable } | undefined;
+    let fileFailed: unknown;
+    let parsed = false;
+
+    /** Stops reading: the rest of the body is dropped as it comes (the adapter bounds how long it lingers). */
+    const stopReading = () => {
+      source.unpipe(parser);
+      source.resume();
+      parser.destroy();
+    };
+    /** The one outcome; waits until the file being written (if any) is closed. */
+    const settle = (outcome: ReceivedUpload | { error: unknown }) => {
+      if (settled) return;
+      settled = true;
+      if (!('ok' in outcome) || !outcome.ok) {
+        stopReading();
+        file?.part.destroy();
+      }
+      void (file?.written ?? Promise.resolve(0))
+        .catch(() => 0)
+        .then(() => ('ok' in outcome ? resolve(outcome) : reject(outcome.error)));
+    };
+    const malformed = () => settle(refusal(400, MALFORMED_MULTIPART));
+
+    const finishIfDone = () => {
+      if (!parsed || settled) return;
+      if (!file) return settle(refusal(400, MISSING_SNAPSHOT_FIELD));
+      const { name, written } = file;
+      written.then(
+        (size) => settle({ ok: true, fileName: name, fileSize: size }),
+        () => (fileFailed === undefined ? malformed() : settle({ error: fileFailed })),
+      );
+    };
+
+    parser.on('file', (field, part, info) => {
+      // A part cut short is destroyed with an error; its writer (or nobody, for a drained part) reports it.
+      part.on('error', () => undefined);
+      if (field !== SNAPSHOT_FIELD || file || settled) {
+        part.resume();
+        settle(refusal(400, UNEXPECTED_PART));
+        return;
+      }
+      part.on('limit', () => settle(refusal(413, tooLargeMessage(maxBytes))));
+      const name = fileNameOf(info.filename);
+      file = { name, part, written: writeFile(part, options.destination, (error) => (fileFailed = error)) };
+      // A destination or disk failure ends the upload at once; a part cut short waits for the parser's verdict.
+      file.written.catch(() => {
+        if (fileFailed !== undefined) settle({ error: fileFailed });
+      });
+    });
+    parser.on('error', malformed);
+    parser.on('close', () => {
+      parsed = !parser.errored;
+      if (parsed) finishIfDone();
+      else malformed();
+    });
+    // A text field, or parts past the limits: not the form the spec allows.
+    const unexpected = () => settle(refusal(400, UNEXPECTED_PART));
+    parser.on('field', unexpected).on('filesLimit', unexpected).on('fieldsLimit', unexpected).on('partsLimit', unexpected);
+
+    source.on('error', malformed);
+    // A body whose stream closes before its end (a destroy without an error) would otherwise never end the parser.
+    source.on('close', () => {
+      if (!source.readableEnded) malformed();
+    });
+    source.pipe(parser);
+  });
+}
+
+/** Streams `part` to the file `destination()` names; resolves with its size once the file is closed. */
+async function writeFile(part: Readable, destination: () => Promise<string>, onOwnFailure: (error: unknown) => void): Promise<number> {
+  let path: string;
+  try {
+    path = await destination();
+  } catch (error) {
+    onOwnFailure(error);
+    part.resume();
+    throw error;
+  }
+  // The upload was refused while the destination was being prepared: nothing to write.
+  if (part.destroyed) throw new Error('The upload was refused before its file was written.');
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const out = createWriteStream(path, { flags: 'wx' });
+  const closed = new Promise<void>((resolve) => out.once('close', resolve));
+  // The file system's own failures (they carry a syscall); not the part's error, which the pipeline passes on to `out`.
+  out.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.syscall !== undefined) onOwnFailure(error);
+  });
+  try {
+    await pipeline(part, counter, out);
+  } finally {
+    await closed; // after an error too: nothing more is written once this settles
+  }
+  return size;
+}
+
+/** The uploaded file's own name (never a path), without control characters, at most 255 characters. */
+export function fileNameOf(given: string | undefined): string {
+  const name = basename((given ?? '').replaceAll('\\', '/'))
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
+  return [...name].slice(0, FILE_NAME_MAX).join('') || SNAPSHOT_FIELD;
+}
+
+const refusal = (status: 400 | 413, message: string): ReceivedUpload => ({ ok: false, status, message });
