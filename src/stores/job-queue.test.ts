@@ -139,11 +139,16 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     const running = new Set<number>();
     const byWorker = { A: 0, B: 0 };
     let overlaps = 0;
+    // A's jobs wait until B has one too: both workers get work however slowly B's first claim comes
+    // (on PostgreSQL it may need a new connection of the pool), so the check below is not about speed.
+    const bStarted = deferred();
     const runAs = (owner: 'A' | 'B') => async (job: Job<Payload>) => {
       if (running.has(job.payload.n)) overlaps++;
       running.add(job.payload.n);
       runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
       byWorker[owner]++;
+      if (owner === 'B') bStarted.resolve();
+      else await bStarted.promise;
       await sleep(1); // long enough for the other worker to claim meanwhile
       running.delete(job.payload.n);
     };

@@ -44,4 +44,10 @@ CREATE TABLE topology_tasks (
 );
 CREATE INDEX topology_tasks_topology ON topology_tasks (topology_name, start_ms);`,
   },
+  {
+    version: 501,
+    name: 'objects being deleted',
+    // Set while a delete removes an object from its devices: a create meanwhile does not reuse it.
+    up: 'ALTER TABLE topology_objects ADD COLUMN deleting_since_ms BIGINT;',
+  },
 ];

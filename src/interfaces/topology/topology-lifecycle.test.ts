@@ -131,9 +131,40 @@ t.test('identical objects are reused, a different definition under a name is 409
   const refusedDelete = await sdk.deleteTopology({ client, path: { topologyName: 'sslo_five' } });
   t.equal(refusedDelete.response?.status, 409);
   t.equal(refusedDelete.error?.message, `Topology 'sslo_five' is being deployed by task ${hanging.data!.id}; delete it when the task has ended.`);
+  // Its objects may still be undone: another topology may not reuse them yet.
+  const reuser = await request('five');
+  reuser.template.TOPOLOGY.name = 'sslo_six';
+  reuser.template.TOPOLOGY.securityPolicy = 'policy_six';
+  reuser.template.SECURITY_POLICY.name = 'policy_six';
+  const early = await sdk.createTopology({ client, body: reuser });
+  t.equal(early.response?.status, 409);
+  t.equal(early.error?.message, `SSL settings 'ssl_five' is being created by task ${hanging.data!.id}; try again when it has ended.`);
   await proxy.resume(); // cuts the held connection: the task ends FAILED
   t.equal((await settled(client, hanging.data!.id)).status, 'FAILED');
   t.equal((await sdk.deleteTopology({ client, path: { topologyName: 'sslo_five' } })).response?.status, 404, 'the failed task took it back');
+
+  // An object being deleted (its device hangs) is not reused meanwhile; a delete that fails lifts the mark.
+  const seven = await sdk.createTopology({ client, body: await request('seven') });
+  t.equal((await settled(client, seven.data!.id)).status, 'FINISHED');
+  t.equal((await sdk.deleteTopology({ client, path: { topologyName: 'sslo_seven' } })).response?.status, 204);
+  await proxy.pause('hold');
+  const deleting = sdk.deleteServiceChain({ client, path: { chainName: 'chain_seven' } });
+  const again = await request('seven');
+  again.template.TOPOLOGY.name = 'sslo_eight';
+  again.template.TOPOLOGY.securityPolicy = 'policy_eight';
+  again.template.SECURITY_POLICY.name = 'policy_eight';
+  let refused: Awaited<ReturnType<typeof sdk.createTopology>> | undefined;
+  for (let tries = 0; tries < 1500; tries++) {
+    refused = await sdk.createTopology({ client, body: again });
+    if (refused.response?.status === 409) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  t.equal((refused as { error?: { message?: string } } | undefined)?.error?.message, "Service chain 'chain_seven' is being deleted; try again when the delete has ended.");
+  await proxy.resume();
+  t.equal((await deleting).response?.status, 503, 'the device was cut off: the chain stays');
+  const reused = await sdk.createTopology({ client, body: again });
+  t.equal(reused.response?.status, 202, 'the mark is lifted');
+  t.equal((await settled(client, reused.data!.id)).status, 'FINISHED');
 });
 
 t.test('every problem of a request in one 400, nothing created, nothing long repeated', async (t) => {

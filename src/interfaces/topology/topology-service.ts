@@ -23,6 +23,9 @@ export type TopologyServiceOptions = {
   enqueueDeployment: (tx: Database, taskId: string) => Promise<void>;
 };
 
+/** How long a delete's mark keeps creates from reusing an object (a delete cut off by a crash stops counting then). */
+const DELETE_MARK_MS = 10 * 60 * 1000;
+
 const refuse = (status: Refusal['status'], message: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { status, message } });
 const quote = (name: string) => `'${name}'`;
 
@@ -42,12 +45,21 @@ export function createTopologyService(options: TopologyServiceOptions) {
     try {
       return await db.transaction(async (tx): Promise<Outcome<TaskRow>> => {
         const created: TaskRow['created'] = [];
+        if (await store.getObject(tx, 'topology', topologyName)) return refuse(409, `Topology ${quote(topologyName)} already exists.`);
         for (const object of objects) {
           const existing = await store.getObject(tx, object.kind, object.name);
-          if (existing && object.kind === 'topology') return refuse(409, `Topology ${quote(object.name)} already exists.`);
           if (existing) {
-            if (canonicalJson(existing.definition) === canonicalJson(object.definition)) continue;
-            return refuse(409, `${KIND_LABEL[object.kind]} ${quote(object.name)} already exists with a different definition; use another name or the same definition.`);
+            if (canonicalJson(existing.definition) !== canonicalJson(object.definition)) {
+              return refuse(409, `${KIND_LABEL[object.kind]} ${quote(object.name)} already exists with a different definition; use another name or the same definition.`);
+            }
+            // Not reused while it may still go: its delete is under way, or the task that created it may fail and undo it.
+            const label = `${KIND_LABEL[object.kind]} ${quote(object.name)}`;
+            if (existing.deletingSinceMs !== undefined && clock.nowMs() - existing.deletingSinceMs < DELETE_MARK_MS) {
+              return refuse(409, `${label} is being deleted; try again when the delete has ended.`);
+            }
+            const creator = await store.getTask(tx, existing.createdByTask);
+            if (creator?.status === 'STARTED') return refuse(409, `${label} is being created by task ${creator.id}; try again when it has ended.`);
+            continue;
           }
           await store.insertObject(tx, object, taskId, clock.nowMs());
           created.push({ kind: object.kind, name: object.name });
@@ -94,12 +106,14 @@ export function createTopologyService(options: TopologyServiceOptions) {
     for (const target of task.targets) {
       const device = inventory.find(target.name);
       if (!device) return fail(task, `Deployment to ${target.name} failed: the device is no longer in the inventory (PORTOLAN_CENTRAL_DEVICES).`);
-      const outcome = await devices.deployTenants(device, tenants, `sslo-${task.id}`, signal);
-      signal.throwIfAborted();
-      if (!outcome.ok) return fail(task, `Deployment to ${target.name} failed: ${outcome.message}`);
+      // Recorded before the call: whatever part of it reaches the device, a record says where to remove
+      // it from (removing a tenant a device does not have is harmless, `no change`).
       await db.transaction(async (tx) => {
         for (const object of objects) await store.addDeployment(tx, object.kind, object.name, target.name);
       });
+      const outcome = await devices.deployTenants(device, tenants, `sslo-${task.id}`, signal);
+      signal.throwIfAborted();
+      if (!outcome.ok) return fail(task, `Deployment to ${target.name} failed: ${outcome.message}`);
     }
     signal.throwIfAborted();
     const names = task.targets.map((t) => t.name).join(', ');
@@ -125,11 +139,12 @@ export function createTopologyService(options: TopologyServiceOptions) {
       const outcome = device ? await devices.removeTenants(device, tenants) : { ok: false as const, message: 'not in the inventory' };
       if (!outcome.ok && tenants.length > 0) left.push(`${target.name} (${tenants.join(', ')})`);
     }
-    await db.transaction(async (tx) => {
-      for (const object of removable) await store.deleteObject(tx, object.kind, object.name);
-    });
     const note = left.length > 0 ? ` Their removal could not be confirmed, so these tenants may still be on: ${left.join('; ')}.` : '';
-    const ended = await store.endTask(db, task.id, 'FAILED', `${reason}${note}`, clock.nowMs());
+    // One transaction: a crash cannot leave the records gone and the task still STARTED (or the other way round).
+    const ended = await db.transaction(async (tx) => {
+      for (const object of removable) await store.deleteObject(tx, object.kind, object.name);
+      return store.endTask(tx, task.id, 'FAILED', `${reason}${note}`, clock.nowMs());
+    });
     if (ended) logger.warn({ taskId: task.id, topology: task.topologyName }, 'topology deployment failed');
   }
 
@@ -154,22 +169,30 @@ export function createTopologyService(options: TopologyServiceOptions) {
    * policy (a policy another topology created and this one reused stays).
    */
   async function remove(kind: ObjectKind, name: string): Promise<Outcome<void>> {
-    if (!(await store.getObject(db, kind, name))) return refuse(404, `${KIND_LABEL[kind]} ${quote(name)} was not found.`);
-    const doomed: { kind: ObjectKind; name: string }[] = [{ kind, name }];
-    if (kind === 'topology') {
-      const task = await store.lastTaskOf(db, name);
-      if (task?.status === 'STARTED') return refuse(409, `Topology ${quote(name)} is being deployed by task ${task.id}; delete it when the task has ended.`);
-      // The security policy created with this topology goes with it, unless another topology uses it.
-      const policy = (await store.usesOf(db, 'topology', name)).find((r) => r.toKind === 'policy');
-      const owner = policy && (await store.getObject(db, 'policy', policy.toName));
-      const ownedHere = owner && (await store.getTask(db, owner.createdByTask))?.topologyName === name;
-      if (policy && ownedHere && (await store.usersOf(db, 'policy', policy.toName)).every((u) => u.fromKind === 'topology' && u.fromName === name)) {
-        doomed.push({ kind: 'policy', name: policy.toName });
+    // Decided and marked in one transaction: a create that starts using the object meanwhile either
+    // came first (the delete sees it: 409) or comes after (it sees the mark and does not reuse it).
+    const decided = await db.transaction(async (tx): Promise<Outcome<{ kind: ObjectKind; name: string }[]>> => {
+      if (!(await store.getObject(tx, kind, name))) return refuse(404, `${KIND_LABEL[kind]} ${quote(name)} was not found.`);
+      const doomed: { kind: ObjectKind; name: string }[] = [{ kind, name }];
+      if (kind === 'topology') {
+        const task = await store.lastTaskOf(tx, name);
+        if (task?.status === 'STARTED') return refuse(409, `Topology ${quote(name)} is being deployed by task ${task.id}; delete it when the task has ended.`);
+        // The security policy created with this topology goes with it, unless another topology uses it.
+        const policy = (await store.usesOf(tx, 'topology', name)).find((r) => r.toKind === 'policy');
+        const owner = policy && (await store.getObject(tx, 'policy', policy.toName));
+        const ownedHere = owner && (await store.getTask(tx, owner.createdByTask))?.topologyName === name;
+        if (policy && ownedHere && (await store.usersOf(tx, 'policy', policy.toName)).every((u) => u.fromKind === 'topology' && u.fromName === name)) {
+          doomed.push({ kind: 'policy', name: policy.toName });
+        }
+      } else {
+        const user = (await store.usersOf(tx, kind, name))[0];
+        if (user) return refuse(409, inUse(kind, name, user));
       }
-    } else {
-      const user = (await store.usersOf(db, kind, name))[0];
-      if (user) return refuse(409, inUse(kind, name, user));
-    }
+      for (const object of doomed) await store.markDeleting(tx, object.kind, object.name, clock.nowMs());
+      return { ok: true, value: doomed };
+    });
+    if (!decided.ok) return decided;
+    const doomed = decided.value;
     // Off the devices first, device by device; what a device confirmed is no longer recorded there.
     const byDevice = new Map<string, { kind: ObjectKind; name: string }[]>();
     for (const object of doomed) {
@@ -180,20 +203,19 @@ export function createTopologyService(options: TopologyServiceOptions) {
       const tenants = objects.map((o) => tenantName(o.kind, o.name));
       const outcome = device ? await devices.removeTenants(device, tenants) : { ok: false as const, message: 'the device is no longer in the inventory' };
       if (!outcome.ok) {
+        await db.transaction(async (tx) => {
+          for (const object of doomed) await store.markDeleting(tx, object.kind, object.name, undefined);
+        });
         return refuse(503, `Device ${quote(hostname)} could not remove ${tenants.map(quote).join(', ')}: ${outcome.message}. ${KIND_LABEL[kind]} ${quote(name)} was not deleted; send the delete again.`);
       }
       await db.transaction(async (tx) => {
         for (const object of objects) await store.removeDeployment(tx, object.kind, object.name, hostname);
       });
     }
-    return db.transaction(async (tx): Promise<Outcome<void>> => {
-      if (kind !== 'topology') {
-        const user = (await store.usersOf(tx, kind, name))[0];
-        if (user) return refuse(409, inUse(kind, name, user));
-      }
+    await db.transaction(async (tx) => {
       for (const object of doomed) await store.deleteObject(tx, object.kind, object.name);
-      return { ok: true, value: undefined };
     });
+    return { ok: true, value: undefined };
   }
 
   /** An object as stored, with the names of the objects that use it and the devices it is deployed to. */

@@ -33,10 +33,20 @@ const taskOf = (row: RawTask): TaskRow => ({
  * caller composes them inside one transaction (`db.transaction((tx) => ...)`).
  */
 export const topologyStore = {
-  async getObject(db: Database, kind: ObjectKind, name: string): Promise<{ definition: Definition; createdByTask: string } | undefined> {
-    const rows = await db.query<{ definition: string; created_by_task: string }>('SELECT definition, created_by_task FROM topology_objects WHERE kind = $1 AND name = $2', [kind, name]);
+  async getObject(db: Database, kind: ObjectKind, name: string): Promise<{ definition: Definition; createdByTask: string; deletingSinceMs: number | undefined } | undefined> {
+    const rows = await db.query<{ definition: string; created_by_task: string; deleting_since_ms: number | null }>(
+      'SELECT definition, created_by_task, deleting_since_ms FROM topology_objects WHERE kind = $1 AND name = $2',
+      [kind, name],
+    );
     const row = rows[0];
-    return row ? { definition: JSON.parse(row.definition) as Definition, createdByTask: row.created_by_task } : undefined;
+    return row
+      ? { definition: JSON.parse(row.definition) as Definition, createdByTask: row.created_by_task, deletingSinceMs: row.deleting_since_ms === null ? undefined : Number(row.deleting_since_ms) }
+      : undefined;
+  },
+
+  /** Marks an object as being deleted (`sinceMs`), or clears the mark (undefined). */
+  async markDeleting(db: Database, kind: ObjectKind, name: string, sinceMs: number | undefined): Promise<void> {
+    await db.execute('UPDATE topology_objects SET deleting_since_ms = $3 WHERE kind = $1 AND name = $2', [kind, name, sinceMs ?? null]);
   },
 
   async insertObject(db: Database, object: ObjectDef, taskId: string, nowMs: number): Promise<void> {

@@ -1,5 +1,8 @@
 import type { Fact } from './fact.ts';
 
+/** Services named per shared listener in a finding (the count is always whole). */
+const LISTED_SERVICES = 20;
+
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** Own members of one class (a member named `constructor` never finds Object.prototype's). */
@@ -81,12 +84,15 @@ export function declarationFacts(text: string | undefined) {
     facts.services.push({ id, fields: { ...fields, poolFound } });
     for (const address of fields.virtualAddresses) {
       const key = `${address}:${fields.virtualPort}`;
-      listeners.set(key, [...(listeners.get(key) ?? []), id]);
+      const services = listeners.get(key);
+      if (services) services.push(id);
+      else listeners.set(key, [id]);
     }
   }
   for (const [key, services] of listeners) {
     const split = key.lastIndexOf(':');
-    facts.listeners.push({ id: key, fields: { address: key.slice(0, split), port: Number(key.slice(split + 1)), serviceCount: services.length, services } });
+    // The count is whole; the names quoted are the first few (a hostile declaration may hold thousands).
+    facts.listeners.push({ id: key, fields: { address: key.slice(0, split), port: Number(key.slice(split + 1)), serviceCount: services.length, services: services.slice(0, LISTED_SERVICES) } });
   }
   return facts;
 }
