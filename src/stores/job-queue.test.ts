@@ -374,6 +374,19 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     t.match(await jobs.get(id), { state: 'queued', attempts: 1, leaseOwner: null, lastError: 'The job worker is stopping.' });
   });
 
+  t.test('a job whose payload is not JSON (a hand-edited row) fails without running and does not stop the jobs behind it', async (t) => {
+    const { db, jobs, logs, startWorker } = await setUp(t);
+    const bad = await jobs.enqueue('q', { n: 1 });
+    const good = await jobs.enqueue('q', { n: 2 });
+    await db.execute('UPDATE jobs SET payload = $2 WHERE id = $1', [bad, '{not json']);
+    const runs: string[] = [];
+    startWorker({ run: async (job) => void runs.push(job.id) });
+    await until(async () => (await jobs.get(good))?.state === 'done', 'the job behind it runs');
+    t.same(runs, [good]);
+    t.match(await jobs.get(bad), { state: 'failed', lastError: 'the payload is not JSON' });
+    t.ok(logs.includes('a background job whose payload is not JSON was failed without running'));
+  });
+
   t.test('a database failure while looking for work is logged, and polling goes on', async (t) => {
     const { clock, jobs, logs, startWorker } = await setUp(t, { failFirst: 1 });
     const id = await jobs.enqueue('q', { n: 1 });

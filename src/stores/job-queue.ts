@@ -185,15 +185,24 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
   let filling: Promise<void> | undefined;
   let pokedWhileFilling = false;
 
-  const claim = (): Promise<Claim<P> | undefined> =>
+  const claim = (): Promise<Claim<P> | 'unreadable' | undefined> =>
     // Read committed is safe here: the picked row is locked (FOR UPDATE) until the claim commits.
     db.transaction(
       async (tx) => {
         const now = clock.nowMs();
         const [row] = await tx.query<JobRow>(PICK[tx.engine], [queue, now, owner]);
         if (!row) return undefined;
+        let payload: P;
+        try {
+          payload = JSON.parse(row.payload) as P;
+        } catch {
+          // Only a hand-edited row gets here; it must not stop the queue behind it (claims take the oldest first).
+          await tx.execute(`UPDATE jobs SET state = 'failed', finished_ms = $2, last_error = $3, ${RELEASE} WHERE id = $1`, [row.id, now, 'the payload is not JSON']);
+          logger?.error({ queue, jobId: row.id }, 'a background job whose payload is not JSON was failed without running');
+          return 'unreadable';
+        }
         await tx.execute(CLAIM, [row.id, owner, now + leaseMs]);
-        const job: Job<P> = { id: row.id, queue: row.queue, payload: JSON.parse(row.payload) as P, attempts: row.attempts + 1, createdMs: row.created_ms };
+        const job: Job<P> = { id: row.id, queue: row.queue, payload, attempts: row.attempts + 1, createdMs: row.created_ms };
         return { job, lapsed: row.state === 'running' };
       },
       { isolation: 'read-committed' },
@@ -290,7 +299,7 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
       while (!stopping && holds.size < concurrency) {
         const claimed = await claim();
         if (!claimed) return;
-        startHold(claimed);
+        if (claimed !== 'unreadable') startHold(claimed);
       }
     } catch (error) {
       logger?.error({ queue, error: messageOf(error) }, 'looking for background jobs failed; trying again later');

@@ -1,4 +1,7 @@
 // The snapshot records per account: isolation, idempotent updates, deletes; and the basic flow on PostgreSQL.
+import { existsSync } from 'node:fs';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import type { TapTest } from '../../lib/tap-test.ts';
 import { withTestPostgres } from '../../stores/test-postgres.ts';
@@ -96,4 +99,23 @@ t.test('the basic flow on SQLite', (t) => basicFlow(t));
 t.test('the basic flow on PostgreSQL', async (t) => {
   const url = await withTestPostgres(t);
   if (url) await basicFlow(t, url);
+});
+
+t.test('at start, the folder an upload left without its row is removed once it is a day old; younger ones and real snapshots stay', async (t) => {
+  const store = await testStore(t);
+  const first = await testService(store, { concurrency: 0 }); // its upload stays queued, its folder kept
+  const id = await uploaded(first, 'alice', healthyArchive());
+  await first.stop();
+  const now = store.clock.nowMs() / 1000;
+  const old = now - 3 * 86_400;
+  for (const [orphan, ageSeconds] of [['900', 2 * 86_400], ['901', 3600]] as const) {
+    await mkdir(join(store.dataDir, orphan), { recursive: true });
+    await writeFile(join(store.dataDir, orphan, 'upload.tgz'), 'partial');
+    await utimes(join(store.dataDir, orphan), now - ageSeconds, now - ageSeconds);
+  }
+  await utimes(join(store.dataDir, id), old, old);
+  await testService(store, { concurrency: 0 });
+  t.notOk(existsSync(join(store.dataDir, '900')), 'a day-old orphan is removed');
+  t.ok(existsSync(join(store.dataDir, '901')), 'an upload that may still be arriving stays');
+  t.ok(existsSync(join(store.dataDir, id)), 'a snapshot with its row stays, however old');
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { DiagnosticOutput } from '../../../generated/snapshots/types.gen.ts';
@@ -23,6 +23,8 @@ export type UploadOutcome = { ok: true; id: string } | { ok: false; status: 400 
 export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 /** A processing job claimed this many times without finishing ends the snapshot ERROR. */
 const PROCESSING_ATTEMPTS = 3;
+/** A folder without its snapshot row is an upload cut off by a stop once it is this old. */
+const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 /** Ids whose folder already exists (left by another database on the same data dir) are skipped, this many at most. */
 const ID_TRIES = 100;
 
@@ -112,6 +114,21 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     return contents && { contents, filesDir: join(folderOf(id), FILES_FOLDER) };
   };
 
+  /**
+   * Folders an upload left without a row (the process stopped while the file arrived): removed once
+   * they are a day old, so an upload still arriving in another process is never touched.
+   */
+  async function sweepOrphans(): Promise<void> {
+    for (const entry of await readdir(dataDir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !/^[1-9][0-9]*$/.test(entry.name)) continue;
+      if (await store.getById(db, entry.name)) continue;
+      const { mtimeMs } = await stat(join(dataDir, entry.name));
+      if (clock.nowMs() - mtimeMs < ORPHAN_AGE_MS) continue;
+      await removeFolder(entry.name);
+      logger.info({ snapshotId: entry.name }, 'removed the folder of an upload that never finished');
+    }
+  }
+
   return {
     /**
      * Loads the rule set (refused whole if invalid: throws) and the sample, queues again the processed
@@ -124,6 +141,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
       ruleSet = loaded.ruleSet;
       sample = await loadSample(ruleSet);
       await mkdir(dataDir, { recursive: true });
+      await sweepOrphans();
       const stale = await store.staleIds(db, ruleSet.version);
       if (stale.length > 0) {
         await db.transaction(async (tx) => {
