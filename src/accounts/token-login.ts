@@ -1,4 +1,5 @@
 import type { IssuedToken, TokenGrant, TokenService } from './auth-tokens.ts';
+import { accountNameProblem } from './account-store.ts';
 import { basicAuthorization, type BasicAuthenticator } from './basic-auth.ts';
 
 /** The login providers of the local accounts: the device's `tmos`, the management system's `local` (the same accounts here). */
@@ -49,6 +50,8 @@ export function createTokenLogin(deps: { tokens: TokenService; checkPassword: Ba
   return {
     async login(username: string, password: string, provider: string, address: string) {
       if (!LOCAL_PROVIDERS.has(provider)) return undefined;
+      // A name no account can have (a colon would split user and password in the basic header) is refused as such.
+      if (accountNameProblem('username', username)) return undefined;
       if (!(await deps.checkPassword(basicAuthorization(username, password), address))) return undefined;
       return loginResponse(await deps.tokens.issue(username, address), provider);
     },

@@ -39,3 +39,12 @@ t.test('the management system login issues tokens that open its API; failures ar
     t.notMatch(JSON.stringify(refused.error), /wrong|nobody|radius|central admin pw/, 'nothing of the request is repeated');
   }
 });
+
+t.test('a user name with a colon never logs in as the name before it (basic authentication would read the rest as the password)', async (t) => {
+  const { system } = await startTestSystem(t, { config: { adminPassword: 'pass:word' } });
+  const anonymous = createClient({ baseUrl: system.url('central') });
+  const proper = await sdk.loginManagementUser({ client: anonymous, body: { username: 'admin', password: 'pass:word', loginProviderName: 'local' } });
+  t.equal(proper.response?.status, 200, 'the real credentials work');
+  const split = await sdk.loginManagementUser({ client: anonymous, body: { username: 'admin:pass', password: 'word', loginProviderName: 'local' } });
+  t.equal(split.response?.status, 401, "'admin:pass' with 'word' is not admin with 'pass:word'");
+});
