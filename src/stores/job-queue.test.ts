@@ -116,6 +116,15 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     t.match(await jobs.get('committed'), { state: 'queued', attempts: 0, leaseOwner: null });
   });
 
+  t.test('queued jobs are cancelled by id prefix, exactly (no wildcard), and listed while pending', async (t) => {
+    const { jobs } = await setUp(t);
+    for (const id of ['snapshot-1-a', 'snapshot-12-b', 'snapshot_1-c', 'snapshot-1-d']) await jobs.enqueue('q', { n: 1 }, { id });
+    await jobs.enqueue('other', { n: 1 }, { id: 'snapshot-1-e' });
+    t.equal(await jobs.cancelQueued('q', 'snapshot-1-'), 2);
+    t.same((await jobs.pendingIds('q')).sort(), ['snapshot-12-b', 'snapshot_1-c'], "'_' is no wildcard, 'snapshot-12-' is another prefix");
+    t.same(await jobs.pendingIds('other'), ['snapshot-1-e'], 'another queue is untouched');
+  });
+
   t.test('a job enqueued for later is not run before its time', async (t) => {
     const { clock, jobs, watch, startWorker } = await setUp(t);
     const id = await jobs.enqueue('q', { n: 1 }, { runAfterMs: clock.nowMs() + 5_000 });

@@ -123,6 +123,22 @@ export function createJobQueue(db: Database, options: JobQueueOptions) {
       );
       return id;
     },
+    /**
+     * Removes the jobs of `queue` whose id starts with `idPrefix` that wait to run (a running one ends on
+     * its own); pass `tx` to do it with the caller's own writes. Returns how many were removed.
+     */
+    async cancelQueued(queue: string, idPrefix: string, cancelOptions: { tx?: Database } = {}): Promise<number> {
+      const { rowCount } = await (cancelOptions.tx ?? db).execute(
+        "DELETE FROM jobs WHERE queue = $1 AND state = 'queued' AND SUBSTR(id, 1, $3) = $2",
+        [queue, idPrefix, idPrefix.length],
+      );
+      return rowCount;
+    },
+    /** The ids of the jobs of `queue` that wait to run or are running. */
+    async pendingIds(queue: string): Promise<string[]> {
+      const rows = await db.query<{ id: string }>("SELECT id FROM jobs WHERE queue = $1 AND state IN ('queued', 'running')", [queue]);
+      return rows.map((r) => r.id);
+    },
     /** One job's state, for tests and diagnostics. */
     async get(id: string): Promise<JobStatus | undefined> {
       const [row] = await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id]);

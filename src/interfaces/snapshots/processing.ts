@@ -51,6 +51,18 @@ export type SnapshotProcessorOptions = {
 };
 
 /**
+ * Removes a snapshot's folder; a failure is logged, not thrown (the row is gone or failed already,
+ * and whoever still writes there removes the folder when it notices).
+ */
+export async function removeSnapshotFolder(dataDir: string, id: string, logger: Logger): Promise<void> {
+  try {
+    await rm(snapshotFolder(dataDir, id), { recursive: true, force: true, maxRetries: 3 });
+  } catch (error) {
+    logger.warn({ snapshotId: id, error: (error as Error).message }, 'removing a snapshot folder failed');
+  }
+}
+
+/**
  * The work of one processing job (the job port runs it, at least once): a PROCESSING snapshot is
  * unpacked into `<folder>/files`, read and evaluated, and ends COMPLETE with its device fields,
  * diagnostics (`all`) and content listing, or ERROR with the engine's message. A COMPLETE snapshot
@@ -66,13 +78,7 @@ export function createSnapshotProcessor(options: SnapshotProcessorOptions) {
   const limits = options.extractLimits ?? DEFAULT_EXTRACT_LIMITS;
   const folderOf = (id: string) => snapshotFolder(dataDir, id);
 
-  const removeFolder = async (id: string) => {
-    try {
-      await rm(folderOf(id), { recursive: true, force: true, maxRetries: 3 });
-    } catch (error) {
-      logger.warn({ snapshotId: id, error: (error as Error).message }, 'removing a snapshot folder failed');
-    }
-  };
+  const removeFolder = (id: string) => removeSnapshotFolder(dataDir, id, logger);
 
   /** Removes the folder of a snapshot that was deleted while this job ran; true when that is so. */
   const goneMeanwhile = async (id: string): Promise<boolean> => {

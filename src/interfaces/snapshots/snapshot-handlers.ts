@@ -115,6 +115,14 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
       return format ? handle(request, format) : notAcceptable(request, offered);
     };
 
+  /** A part of a processed snapshot (XML or JSON): 404, 202 or 422 first, as `ready` says. */
+  const whenReady = (handle: (request: HandlerRequest, format: Format, id: string) => Promise<HandlerResponse>): Handler =>
+    negotiated(XML_OR_JSON, async (request, format) => {
+      const id = request.params.snapshotId!;
+      const state = await ready(request, format, id);
+      return state.ok ? handle(request, format, id) : state.response;
+    });
+
   return {
     /** 406 for an Accept the API cannot serve (XML or JSON offered). */
     notAcceptable: (request: HandlerRequest) => notAcceptable(request, XML_OR_JSON),
@@ -183,34 +191,18 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
       }
     }),
 
-    listSnapshotFiles: negotiated(XML_OR_JSON, async (request, format) => {
-      const id = request.params.snapshotId!;
-      const state = await ready(request, format, id);
-      if (!state.ok) return state.response;
-      return answer(200, format, 'files', { file: (await service.files(request.principal!, id)) ?? [] });
+    listSnapshotFiles: whenReady(async (request, format, id) => answer(200, format, 'files', { file: (await service.files(request.principal!, id)) ?? [] })),
+
+    getSnapshotFile: whenReady(async (request, format, id) => {
+      const file = await service.file(request.principal!, id, request.params.fileId!);
+      return file ? answer(200, format, 'file', file) : errorAnswer(request, 404, `Snapshot ${id} has no item ${request.params.fileId}.`);
     }),
 
-    getSnapshotFile: negotiated(XML_OR_JSON, async (request, format) => {
-      const { snapshotId: id, fileId } = request.params as { snapshotId: string; fileId: string };
-      const state = await ready(request, format, id);
-      if (!state.ok) return state.response;
-      const file = await service.file(request.principal!, id, fileId);
-      return file ? answer(200, format, 'file', file) : errorAnswer(request, 404, `Snapshot ${id} has no item ${fileId}.`);
-    }),
+    listSnapshotCommands: whenReady(async (request, format, id) => answer(200, format, 'commands', { command: (await service.commands(request.principal!, id)) ?? [] })),
 
-    listSnapshotCommands: negotiated(XML_OR_JSON, async (request, format) => {
-      const id = request.params.snapshotId!;
-      const state = await ready(request, format, id);
-      if (!state.ok) return state.response;
-      return answer(200, format, 'commands', { command: (await service.commands(request.principal!, id)) ?? [] });
-    }),
-
-    getSnapshotCommand: negotiated(XML_OR_JSON, async (request, format) => {
-      const { snapshotId: id, commandId } = request.params as { snapshotId: string; commandId: string };
-      const state = await ready(request, format, id);
-      if (!state.ok) return state.response;
-      const command = await service.command(request.principal!, id, commandId);
-      return command ? answer(200, format, 'command', command) : errorAnswer(request, 404, `Snapshot ${id} has no item ${commandId}.`);
+    getSnapshotCommand: whenReady(async (request, format, id) => {
+      const command = await service.command(request.principal!, id, request.params.commandId!);
+      return command ? answer(200, format, 'command', command) : errorAnswer(request, 404, `Snapshot ${id} has no item ${request.params.commandId}.`);
     }),
   };
 }

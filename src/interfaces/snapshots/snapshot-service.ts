@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { DiagnosticOutput } from '../../../generated/snapshots/types.gen.ts';
@@ -10,7 +10,7 @@ import type { Timers } from '../../lib/timers.ts';
 import type { Database } from '../../stores/database.ts';
 import { createJobQueue, createJobWorker, type JobWorker } from '../../stores/job-queue.ts';
 import { DEFAULT_RULES_PATH, loadRuleSetFile, type ExtractLimits, type RuleSet } from './engine/index.ts';
-import { ARCHIVE_NAME, createSnapshotProcessor, FILES_FOLDER, snapshotFolder } from './processing.ts';
+import { ARCHIVE_NAME, createSnapshotProcessor, FILES_FOLDER, removeSnapshotFolder, snapshotFolder } from './processing.ts';
 import { loadSample, SAMPLE_ID, type Sample } from './sample.ts';
 import { jobIdPrefix, PROCESSING_QUEUE, snapshotStore as store, type ContentEntry, type MetadataPatch, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
 import { receiveUpload } from './upload.ts';
@@ -82,14 +82,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
   const folderOf = (id: string) => snapshotFolder(dataDir, id);
   const enqueue = (tx: Database, id: string) => jobs.enqueue(PROCESSING_QUEUE, { id }, { id: `${jobIdPrefix(id)}${randomUUID()}`, tx });
 
-  const removeFolder = async (id: string) => {
-    try {
-      await rm(folderOf(id), { recursive: true, force: true, maxRetries: 3 });
-    } catch (error) {
-      // The row is gone already; a processing job that still writes there removes the folder when it notices.
-      logger.warn({ snapshotId: id, error: (error as Error).message }, 'removing a snapshot folder failed');
-    }
-  };
+  const removeFolder = (id: string) => removeSnapshotFolder(dataDir, id, logger);
 
   /** Takes a new id and creates its folder (never one that exists: it may hold another database's snapshot). */
   const newFolder = async (): Promise<string> => {
@@ -142,7 +135,9 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
       sample = await loadSample(ruleSet);
       await mkdir(dataDir, { recursive: true });
       await sweepOrphans();
-      const stale = await store.staleIds(db, ruleSet.version);
+      // Not those a job is about to evaluate already.
+      const pending = await jobs.pendingIds(PROCESSING_QUEUE);
+      const stale = (await store.staleIds(db, ruleSet.version)).filter((id) => !pending.some((job) => job.startsWith(jobIdPrefix(id))));
       if (stale.length > 0) {
         await db.transaction(async (tx) => {
           for (const id of stale) await enqueue(tx, id);
@@ -252,7 +247,11 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     /** Deletes one snapshot in any state: its row, its waiting job, its folder. */
     async remove(account: string, id: string): Promise<'deleted' | 'not-found' | 'read-only'> {
       if (id === SAMPLE_ID) return 'read-only';
-      const deleted = await db.transaction((tx) => store.delete(tx, account, id));
+      const deleted = await db.transaction(async (tx) => {
+        if (!(await store.delete(tx, account, id))) return false;
+        await jobs.cancelQueued(PROCESSING_QUEUE, jobIdPrefix(id), { tx });
+        return true;
+      });
       if (!deleted) return 'not-found';
       await removeFolder(id);
       return 'deleted';
@@ -262,7 +261,10 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     async removeAll(account: string): Promise<string[]> {
       const ids = await db.transaction(async (tx) => {
         const found = await store.listIds(tx, account);
-        for (const id of found) await store.delete(tx, account, id);
+        for (const id of found) {
+          await store.delete(tx, account, id);
+          await jobs.cancelQueued(PROCESSING_QUEUE, jobIdPrefix(id), { tx });
+        }
         return found;
       });
       for (const id of ids) await removeFolder(id);

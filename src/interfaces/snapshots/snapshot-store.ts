@@ -156,10 +156,7 @@ export const snapshotStore = {
    */
   async delete(db: Database, account: string, id: string): Promise<boolean> {
     const { rowCount } = await db.execute('DELETE FROM snapshots WHERE account = $1 AND id = $2', [account, id]);
-    if (rowCount === 0) return false;
-    // The job port has no cancel: its table is reached directly, by the job ids this module gives.
-    await db.execute("DELETE FROM jobs WHERE queue = $1 AND id LIKE $2 AND state = 'queued'", [PROCESSING_QUEUE, `${jobIdPrefix(id)}%`]);
-    return true;
+    return rowCount > 0;
   },
 
   // ---- for the processing job: by id alone ----
@@ -199,13 +196,11 @@ export const snapshotStore = {
     return rowCount === 1;
   },
 
-  /** COMPLETE snapshots whose diagnostics come from another rule set version and that no job is about to evaluate. */
+  /** COMPLETE snapshots whose diagnostics come from another rule set version. */
   async staleIds(db: Database, rulesVersion: string): Promise<string[]> {
     const rows = await db.query<{ id: string }>(
-      `SELECT s.id FROM snapshots s WHERE s.status = 'COMPLETE' AND (s.rules_version IS NULL OR s.rules_version <> $1)
-  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = $2 AND j.state IN ('queued', 'running') AND j.id LIKE 'snapshot-' || s.id || '-%')
-  ORDER BY LENGTH(s.id), s.id`,
-      [rulesVersion, PROCESSING_QUEUE],
+      "SELECT id FROM snapshots WHERE status = 'COMPLETE' AND (rules_version IS NULL OR rules_version <> $1) ORDER BY LENGTH(id), id",
+      [rulesVersion],
     );
     return rows.map((r) => r.id);
   },

@@ -1,11 +1,12 @@
 import { createReadStream, type Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { Unpack } from 'tar';
 import { EntryTable } from './entry-table.ts';
 import { DEFAULT_EXTRACT_LIMITS, maxTarBytes, type ExtractLimits } from './limits.ts';
 import { validateManifest, type Manifest, type ManifestCheck } from './manifest.ts';
+import { readHead } from './read-head.ts';
 
 export type ExtractedSnapshot = {
   ok: true;
@@ -170,11 +171,6 @@ export async function readManifest(dir: string, maxBytes: number): Promise<Manif
   return validateManifest(value);
 }
 
-async function readHead(path: string, length: number): Promise<Buffer> {
-  await using file = await open(path, 'r');
-  const { buffer, bytesRead } = await file.read(Buffer.alloc(length), 0, length, 0);
-  return buffer.subarray(0, bytesRead);
-}
 
 const startsWith = (chunk: Buffer, magic: readonly number[]) => chunk.length >= magic.length && magic.every((byte, i) => chunk[i] === byte);
 

@@ -1,7 +1,8 @@
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { readManifest } from './extract.ts';
 import type { Manifest } from './manifest.ts';
+import { readHead } from './read-head.ts';
 
 /** What the evaluator sees of a snapshot: its manifest, the names of all its files and the text of those the rules read. */
 export type SnapshotContent = {
@@ -55,9 +56,3 @@ export async function readSnapshotFolder(dir: string, reads: (path: string) => b
   return { ok: true, content: { manifest: manifest.manifest, paths, text, unread } };
 }
 
-async function readHead(path: string, max: number): Promise<Buffer> {
-  await using file = await open(path, 'r');
-  const buffer = Buffer.alloc(Math.min(max, (await file.stat()).size));
-  const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-  return buffer.subarray(0, bytesRead);
-}
