@@ -1,89 +1,202 @@
 import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { ROLE_NAMES } from '../src/lib/roles.ts';
 import type { TapTest } from '../src/lib/tap-test.ts';
+import { runMockCommand } from './cli.ts';
 
 const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
 // A random offset keeps parallel test runs off each other's ports (and off the real 9xxx mock ports).
 const offset = () => 20_000 + Math.floor(Math.random() * 20_000);
+/** Anything a person would read as a failure. */
+const ERRORISH = /error|fail|warn|violation|exception|cannot/i;
 
-/** Runs `npm run mock` with arguments; resolves with its output once it says it is ready (or ends). */
-function startCli(t: TapTest, args: string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+/** Runs `runMockCommand` in this process; `ready` settles once it prints its ready line (or ends). */
+function runInProcess(t: TapTest, argv: string[], env: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const controller = new AbortController();
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const exited = runMockCommand(argv, {
+    stdout: (s) => {
+      out.push(...s.trimEnd().split('\n'));
+      if (s.includes('Ctrl-C stops it')) markReady();
+    },
+    stderr: (s) => err.push(...s.trimEnd().split('\n')),
+    env,
+    signal: controller.signal,
+  });
+  void exited.then(markReady);
+  t.teardown(async () => {
+    controller.abort();
+    await exited;
+  });
+  return { out, err, ready, exited, stop: () => controller.abort() };
+}
+
+/** The URL the table prints for a role. */
+const urlOf = (lines: string[], role: string) => lines.find((line) => line.startsWith(`${role} `))?.split(/\s+/)[1];
+
+/** Another program's listener on a free loopback port; closed by `release()` (tests that count listeners) or at teardown. */
+async function occupy(t: TapTest): Promise<{ port: number; release(): Promise<void> }> {
+  const server: Server = createServer((_req, res) => res.end('not a mock'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  t.teardown(release);
+  return { port: (server.address() as AddressInfo).port, release };
+}
+
+const refuses = (port: number) => fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true);
+const listeners = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+/**
+ * The number of listeners once closing ones are gone: a closed server's handle is released in the close
+ * phase of a later event-loop turn, so this waits a few turns (not a time) for the count to reach `expected`
+ * (all the turns when none is expected: a baseline).
+ */
+async function listenersSettled(expected?: number): Promise<number> {
+  for (let turn = 0; turn < 20 && listeners() !== expected; turn++) await new Promise((resolve) => setImmediate(resolve));
+  return listeners();
+}
+
+t.test('--help lists the interfaces, the role ports and the port settings', async (t) => {
+  const run = runInProcess(t, ['--help']);
+  t.equal(await run.exited, 0);
+  const text = run.out.join('\n');
+  t.match(text, /gateway 9080, mapping 9081, device 9100, central 9200, diagnostics 9300, login 9301/);
+  t.match(text, /PORTOLAN_GATEWAY_PORT, PORTOLAN_MAPPING_PORT, .*PORTOLAN_LOGIN_PORT/);
+  t.match(text, /--port-offset -1500/);
+});
+
+t.test('an unknown interface is refused in one line with the known ones', async (t) => {
+  const run = runInProcess(t, ['maping']);
+  t.equal(await run.exited, 2);
+  t.same(run.err, ['Unknown interface maping; known: mapping, topology, snapshots, client-registration, rate-limit, device-config, health, access-session. (--help lists the options)']);
+});
+
+t.test('a port offset that leaves the port range names the first role out of range and the flag', async (t) => {
+  const run = runInProcess(t, ['--port-offset', '60000']);
+  t.equal(await run.exited, 2);
+  t.same(run.err, ["The gateway mock's port 9080 + 60000 = 69080 is outside 1..65535: change --port-offset, or set PORTOLAN_GATEWAY_PORT."]);
+  const low = runInProcess(t, ['device-config', '--port-offset', '-9100']);
+  t.equal(await low.exited, 2);
+  t.same(low.err, ["The device mock's port 9100 - 9100 = 0 is outside 1..65535: change --port-offset, or set PORTOLAN_DEVICE_PORT."]);
+});
+
+t.test('a port setting that is not a port is refused in one line naming it', async (t) => {
+  const run = runInProcess(t, ['mapping'], { PORTOLAN_MAPPING_PORT: '80a' });
+  t.equal(await run.exited, 2);
+  t.same(run.err, ["PORTOLAN_MAPPING_PORT must be a port number from 0 to 65535 (0 picks a free port), got '80a'."]);
+});
+
+t.test('a negative port offset moves every role down; a port setting wins over it for its role', async (t) => {
+  const shift = -(1000 + Math.floor(Math.random() * 5000)); // 9080 + shift: somewhere in 3080..8080
+  const run = runInProcess(t, ['mapping', 'health', '--port-offset', String(shift)], { PORTOLAN_MAPPING_PORT: '0' });
+  await run.ready;
+  t.same(run.err, []);
+  t.equal(urlOf(run.out, 'gateway'), `http://127.0.0.1:${9080 + shift}`, 'the gateway moved by the offset');
+  const mapping = urlOf(run.out, 'mapping')!;
+  t.not(mapping, `http://127.0.0.1:${9081 + shift}`, 'the mapping role took its setting (0: a free port), not the offset');
+  const response = await fetch(`${mapping}/api/charts`);
+  t.equal(response.status, 200);
+  t.match(await response.json(), { status: 'success' });
+  run.stop();
+  t.equal(await run.exited, 0);
+});
+
+t.test('an explicit port setting is used as given', async (t) => {
+  const { port: free, release } = await occupy(t);
+  await release(); // the OS just handed it out: free now, and not one of the 9xxx or offset ports
+  const run = runInProcess(t, ['health', '--port-offset', String(offset())], { PORTOLAN_CENTRAL_PORT: String(free) });
+  await run.ready;
+  t.equal(urlOf(run.out, 'central'), `http://127.0.0.1:${free}`);
+  const response = await fetch(`http://127.0.0.1:${free}/health`);
+  t.equal(response.status, 200);
+  await response.body?.cancel();
+  run.stop();
+  t.equal(await run.exited, 0);
+});
+
+t.test('a role port in use is one line naming the role, the port and the setting; nothing stays listening', async (t) => {
+  const { port: taken } = await occupy(t);
+  const shift = offset();
+  const before = await listenersSettled();
+  const run = runInProcess(t, ['health', '--port-offset', String(shift)], { PORTOLAN_MAPPING_PORT: String(taken) });
+  t.equal(await run.exited, 1);
+  t.same(run.err, [`The mapping mock cannot listen on 127.0.0.1:${taken}: the port is in use; set PORTOLAN_MAPPING_PORT to a free port.`]);
+  t.same(run.out, []);
+  t.equal(await listenersSettled(before), before, 'the gateway front and the Prism servers started before are closed');
+  t.ok(await refuses(9080 + shift), 'the gateway port is free again');
+});
+
+t.test('a role port in use because of the offset says to change the offset', async (t) => {
+  const { port: taken } = await occupy(t);
+  const run = runInProcess(t, ['mapping', '--port-offset', String(taken - 9081)]);
+  t.equal(await run.exited, 1);
+  t.same(run.err, [`The mapping mock cannot listen on 127.0.0.1:${taken}: the port is in use; change --port-offset, or set PORTOLAN_MAPPING_PORT to a free port.`]);
+});
+
+t.test('an address that is not this machine\'s is one line naming --host', async (t) => {
+  const run = runInProcess(t, ['health', '--host', '192.0.2.1', '--port-offset', String(offset())]); // TEST-NET-1: never local
+  t.equal(await run.exited, 1);
+  t.equal(run.err.length, 1);
+  t.match(run.err[0], /^Cannot listen for the gateway role on 192\.0\.2\.1:\d+: EADDRNOTAVAIL: check --host \(an address of this machine\)\.$/);
+});
+
+t.test('in this process: every role answers, the start prints only the table, and a stop closes every port', async (t) => {
+  const shift = offset();
+  const before = await listenersSettled();
+  const run = runInProcess(t, ['--port-offset', String(shift)]);
+  await run.ready;
+  t.same(run.err, [], 'nothing on stderr');
+  t.equal(run.out.length, ROLE_NAMES.length + 1, `one line per role and the ready line:\n${run.out.join('\n')}`);
+  t.notMatch(run.out.join('\n'), ERRORISH);
+  t.equal(run.out.at(-1), 'Prism mocks (named examples) are running in one process. Ctrl-C stops it.');
+  for (const role of ROLE_NAMES) {
+    const response = await fetch(`${urlOf(run.out, role)}/health`);
+    t.equal(response.status, 200, `${role} answers GET /health`);
+    await response.body?.cancel();
+  }
+  t.same(run.err, [], 'still nothing on stderr after a request to every role');
+  run.stop();
+  t.equal(await run.exited, 0);
+  t.same(run.out.slice(-2), ['Stop requested: stopping the mocks.', 'Prism mocks stopped.']);
+  t.equal(await listenersSettled(before), before, 'no listener left');
+});
+
+t.test('npm run mock: one process with no children serves every role, and SIGTERM stops it with exit 0', async (t) => {
+  const shift = offset();
+  const child = spawn(process.execPath, [CLI, '--port-offset', String(shift)], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const ready = new Promise<void>((resolve) => {
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        lines.push(line);
-        if (line.includes('Prism mocks are ready')) resolve();
-      });
-    }
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const out: string[] = [];
+  const err: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => err.push(line));
+  await new Promise<void>((resolve) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      out.push(line);
+      if (line.includes('Ctrl-C stops it')) resolve();
+    });
     void exited.then(() => resolve());
   });
-  return { child, lines, ready, exited };
-}
-
-/** Pids of a process's children (Linux `ps`); the Prism servers the CLI started. */
-const childPids = (pid: number) => execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+  for (const role of ROLE_NAMES) {
+    const response = await fetch(`${urlOf(out, role)}/health`);
+    t.equal(response.status, 200, `${role} answers`);
+    await response.body?.cancel();
   }
-};
-
-t.test('--help lists the interfaces and the role ports', async (t) => {
-  const run = startCli(t, ['--help']);
-  const [code] = await run.exited;
+  // `ps --ppid` lists a process's children (and exits 1 when there are none).
+  t.equal(spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim(), '', 'the mocks started no child process');
+  t.same(err, [], 'nothing on stderr');
+  t.notMatch(out.join('\n'), ERRORISH);
+  child.kill('SIGTERM');
+  const [code] = await exited;
   t.equal(code, 0);
-  t.match(run.lines.join('\n'), /gateway 9080, mapping 9081, device 9100, central 9200, diagnostics 9300, login 9301/);
-});
-
-t.test('an unknown interface is refused with the known ones', async (t) => {
-  const run = startCli(t, ['maping']);
-  const [code] = await run.exited;
-  t.equal(code, 2);
-  t.match(run.lines.join('\n'), /Unknown interface maping; known: mapping, topology/);
-});
-
-t.test('a port offset that leaves the port range is refused', async (t) => {
-  const run = startCli(t, ['mapping', '--port-offset', '60000']);
-  const [code] = await run.exited;
-  t.equal(code, 2);
-  t.match(run.lines.join('\n'), /--port-offset must be an integer/);
-});
-
-t.test('mocks one spec on its role port + 1000 + offset, and SIGTERM stops Prism and exits 0', async (t) => {
-  const shift = offset();
-  const run = startCli(t, ['mapping', '--port-offset', String(shift)]);
-  await run.ready;
-  const port = 8081 + 1000 + shift;
-  t.ok(run.lines.includes(`mapping      http://127.0.0.1:${port}  mapping`), `prints the role, URL and specs:\n${run.lines.join('\n')}`);
-  const response = await fetch(`http://127.0.0.1:${port}/api/charts`);
-  t.equal(response.status, 200);
-  t.match(await response.json(), { status: 'success' });
-  const prism = childPids(run.child.pid!);
-  t.equal(prism.length, 1, 'one Prism child');
-  run.child.kill('SIGTERM');
-  const [code] = await run.exited;
-  t.equal(code, 0);
-  t.notOk(alive(prism[0]!), 'the Prism child is gone');
-});
-
-t.test('when a Prism child dies, the CLI says so, stops the rest and exits non-zero', async (t) => {
-  const run = startCli(t, ['mapping', '--port-offset', String(offset())]);
-  await run.ready;
-  const [prism] = childPids(run.child.pid!);
-  process.kill(prism!, 'SIGKILL');
-  const [code] = await run.exited;
-  t.equal(code, 1);
-  t.match(run.lines.join('\n'), /Prism for mapping exited \(SIGKILL\); stopping the other mocks\./);
+  t.same(out.slice(-2), ['SIGTERM: stopping the mocks.', 'Prism mocks stopped.']);
+  t.ok(await refuses(9081 + shift), 'the mapping port is closed');
 });

@@ -1,15 +1,26 @@
 #!/usr/bin/env node
-// `npm run mock [-- <interface> ...] [options]`: Prism mocks of the specs, one listener per role on role port + 1000.
+// `npm run mock [-- <interface> ...] [options]` (and `portolan mock`): the Prism mocks of the specs in one
+// process, one listener per role on role port + 1000 (+ --port-offset), or on PORTOLAN_<ROLE>_PORT.
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { INTERFACES } from '../src/lib/spec-catalog.ts';
-import { ROLE_DEFINITIONS } from '../src/lib/roles.ts';
-import { MOCK_PORT_SHIFT, parseInterfaceNames } from './prism-plan.ts';
-import { startPrismMocks } from './prism-mocks.ts';
+import { INTERFACES, type InterfaceName } from '../src/lib/spec-catalog.ts';
+import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
+import { portInUseMessage, portSettingOf, resolveMockPorts } from './mock-ports.ts';
+import { MOCK_PORT_SHIFT, parseInterfaceNames, planMocks } from './prism-plan.ts';
+import { MockListenError, startPrismMocks, type PrismMocks } from './prism-mocks.ts';
 
-const USAGE = `Usage: npm run mock [-- <interface> ...] [options]
+/** Where the command writes (whole lines, each ending in a newline) and what it reads; `signal` stops it like SIGTERM. */
+export type MockCommandIo = {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal;
+};
 
-Starts a Prism mock server for each chosen spec (all eight by default) and one listener per role on
-the role's port + ${MOCK_PORT_SHIFT} (${Object.entries(ROLE_DEFINITIONS).map(([role, d]) => `${role} ${d.defaultPort + MOCK_PORT_SHIFT}`).join(', ')}),
+const USAGE = `Usage: npm run mock [-- <interface> ...] [options]   (portolan mock [<interface> ...] [options])
+
+Starts Prism mocks of the chosen specs (all eight by default), all in one process, with one listener per
+role on the role's port + ${MOCK_PORT_SHIFT} (${ROLE_NAMES.map((role) => `${role} ${ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT}`).join(', ')}),
 answering from the specs' named examples. Prism's own headers work: Prefer: code=404, Prefer: example=<name>,
 Prefer: dynamic=true.
 
@@ -18,93 +29,141 @@ Interfaces: ${INTERFACES.map((i) => i.name).join(', ')}
 Options:
   --dynamic            Generate answers from the schemas instead of serving the named examples.
   --seed <text>        With --dynamic: the same seed gives the same answer to the same request.
-  --port-offset <n>    Add n to every port (default 0), e.g. for several runs side by side.
+  --port-offset <n>    Add n to every role's port (default 0; negative allowed, e.g. --port-offset -1500).
   --host <address>     Address the role listeners bind (default 127.0.0.1).
-  --log-level <level>  Prism's log level: error (default) or warn (adds request-validation warnings).
+  --log-level <level>  Prism's log level: error (default: failed requests, spec violations) or warn.
   -h, --help           Show this help.
+
+Settings: ${ROLE_NAMES.map(portSettingOf).join(', ')}
+  set one role's port (the settings of \`portolan start\`; 0 picks a free port); a setting wins over --port-offset.
 `;
 
-function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
+type MockArgs = { interfaces: InterfaceName[]; offset: number; dynamic: boolean; seed?: string; host: string; logLevel: 'error' | 'warn'; help: boolean };
+
+/** `--port-offset -1500` as one token, so the negative number is not read as an option. */
+function joinNegativeValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--port-offset' && /^-\d+$/.test(argv[i + 1] ?? '')) out.push(`--port-offset=${argv[++i]}`);
+    else out.push(argv[i]!);
+  }
+  return out;
 }
 
-let parsed;
-try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: {
-      dynamic: { type: 'boolean' },
-      seed: { type: 'string' },
-      'port-offset': { type: 'string' },
-      host: { type: 'string' },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-} catch (error) {
-  fail((error as Error).message);
+/** The command line, or the one line that says what is wrong with it. */
+function parseMockArgs(argv: readonly string[]): { ok: true; value: MockArgs } | { ok: false; error: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: joinNegativeValues(argv),
+      allowPositionals: true,
+      options: {
+        dynamic: { type: 'boolean' },
+        seed: { type: 'string' },
+        'port-offset': { type: 'string' },
+        host: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return { ok: false, error: (error as Error).message.split('\n')[0]! };
+  }
+  const { values, positionals } = parsed;
+  const base = { offset: 0, dynamic: values.dynamic ?? false, host: values.host ?? '127.0.0.1', logLevel: 'error' as const, help: values.help ?? false };
+  if (base.help) return { ok: true, value: { ...base, interfaces: [] } };
+  let interfaces: InterfaceName[];
+  try {
+    interfaces = parseInterfaceNames(positionals);
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+  const offsetText = values['port-offset'] ?? '0';
+  if (!/^[+-]?\d{1,6}$/.test(offsetText)) return { ok: false, error: `--port-offset must be an integer (e.g. 100 or -1500), got '${offsetText.slice(0, 20)}'.` };
+  const logLevel = values['log-level'] ?? 'error';
+  if (logLevel !== 'error' && logLevel !== 'warn') return { ok: false, error: `--log-level must be error or warn, got '${logLevel.slice(0, 20)}'.` };
+  return { ok: true, value: { ...base, interfaces, offset: Number(offsetText), logLevel, ...(values.seed !== undefined ? { seed: values.seed } : {}) } };
 }
-const { values, positionals } = parsed;
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-let interfaces;
-try {
-  interfaces = parseInterfaceNames(positionals);
-} catch (error) {
-  fail((error as Error).message);
-}
-const offsetText = values['port-offset'] ?? '0';
-const portOffset = Number(offsetText);
-const ports = Object.values(ROLE_DEFINITIONS).map((d) => d.defaultPort + MOCK_PORT_SHIFT + portOffset);
-if (!/^-?\d+$/.test(offsetText) || Math.min(...ports) < 1 || Math.max(...ports) > 65_535) {
-  fail(`--port-offset must be an integer that keeps every port between 1 and 65535, got '${offsetText.slice(0, 20)}'.`);
-}
-const logLevel = values['log-level'] ?? 'error';
-if (logLevel !== 'error' && logLevel !== 'warn') fail(`--log-level must be error or warn, got '${logLevel.slice(0, 20)}'.`);
 
-console.log(`Starting Prism ${values.dynamic ? '(generated answers)' : '(named examples)'} for ${interfaces.join(', ')}...`);
-let mocks;
-try {
-  mocks = await startPrismMocks({
-    interfaces,
-    portOffset,
-    logLevel,
-    ...(values.dynamic ? { dynamic: true } : {}),
-    ...(values.seed !== undefined ? { seed: values.seed } : {}),
-    ...(values.host ? { host: values.host } : {}),
-    onOutput: (name, line) => console.log(`[${name}] ${line}`),
-  });
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
-for (const role of mocks.roles) {
-  const own = role.interfaces.filter((name) => !role.viaPool.includes(name));
-  const pool = role.viaPool.length > 0 ? ` (+ ${role.viaPool.join(', ')} via the pool)` : '';
-  console.log(`${role.role.padEnd(12)} ${role.url}  ${own.join(', ')}${pool}`);
-}
-console.log('Prism mocks are ready. Ctrl-C stops them.');
-
-let stopping = false;
-const stop = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: stopping the mocks.`);
+/**
+ * Runs the mock command: starts the mocks, prints one line per role (role, URL, specs) and waits for
+ * SIGINT, SIGTERM or `io.signal`, then stops them. Resolves with 0 once stopped, 2 for a wrong command
+ * line or setting, 1 when the mocks cannot start; each failure is one line on `io.stderr`.
+ *
+ * @example
+ * process.exitCode = await runMockCommand(['mapping'], { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), env: process.env });
+ */
+export async function runMockCommand(argv: string[], io: MockCommandIo): Promise<number> {
+  const args = parseMockArgs(argv);
+  if (!args.ok) {
+    io.stderr(`${args.error} (--help lists the options)\n`);
+    return 2;
+  }
+  if (args.value.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const { interfaces, offset, dynamic, seed, host, logLevel } = args.value;
+  const roles = planMocks(interfaces).roles.map((r) => r.role);
+  const ports = resolveMockPorts(roles, offset, io.env);
+  if (!ports.ok) {
+    io.stderr(`${ports.error}\n`);
+    return 2;
+  }
+  let mocks: PrismMocks;
+  try {
+    mocks = await startPrismMocks({
+      interfaces,
+      ports: Object.fromEntries(roles.map((role) => [role, ports.value[role].port])) as Record<RoleName, number>,
+      logLevel,
+      host,
+      ...(dynamic ? { dynamic: true } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      onLog: (name, entry) => (entry.level === 'error' || entry.level === 'fatal' ? io.stderr : io.stdout)(`[${name}] ${entry.level} ${entry.message}\n`),
+    });
+  } catch (error) {
+    if (error instanceof MockListenError && error.code === 'EADDRINUSE') io.stderr(`${portInUseMessage(error.role, error.host, ports.value[error.role])}\n`);
+    else if (error instanceof MockListenError) io.stderr(`${error.message.replace(/\.$/, '')}: check --host (an address of this machine).\n`);
+    else io.stderr(`${(error as Error).message.split('\n')[0]}\n`);
+    return 1;
+  }
+  for (const role of mocks.roles) {
+    const own = role.interfaces.filter((name) => !role.viaPool.includes(name));
+    const pool = role.viaPool.length > 0 ? ` (+ ${role.viaPool.join(', ')} via the pool)` : '';
+    io.stdout(`${role.role.padEnd(12)} ${role.url}  ${own.join(', ')}${pool}\n`);
+  }
+  io.stdout(`Prism mocks (${dynamic ? 'generated answers' : 'named examples'}) are running in one process. Ctrl-C stops it.\n`);
+  const reason = await stopRequested(io.signal);
+  io.stdout(`${reason}: stopping the mocks.\n`);
   await mocks.stop();
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
-void mocks.childExited.then(async ({ interfaceName, code, signal, output }) => {
-  if (stopping) return;
-  // Ctrl-C in a terminal reaches the whole process group; a child may end before our own handler runs.
-  if (signal === 'SIGINT') return stop('SIGINT');
-  stopping = true;
-  console.error(`Prism for ${interfaceName} exited (${signal ?? `code ${code}`}); stopping the other mocks.`);
-  if (output.length > 0) console.error(`Its last output:\n  ${output.slice(-5).join('\n  ')}`);
-  await mocks.stop();
-  process.exit(1);
-});
+  io.stdout('Prism mocks stopped.\n');
+  return 0;
+}
+
+/** Resolves with what asked to stop: SIGINT, SIGTERM or the abort signal. Removes its listeners. */
+function stopRequested(signal: AbortSignal | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (reason: string) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(reason);
+    };
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    const onAbort = () => done('Stop requested');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const code = await runMockCommand(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    env: process.env,
+  });
+  process.exit(code);
+}

@@ -1,3 +1,4 @@
+// A role's front: the public listener of a mocked role, in front of the Prism servers of its specs.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
@@ -8,7 +9,7 @@ export type MockFront = { server: Server; port: number; close(): Promise<void> }
 
 /**
  * One role's public listener: routes each request by method and path (the server's own route table)
- * to the Prism child of the spec that owns the operation, and streams the answer back unchanged.
+ * to the Prism server of the spec that owns the operation, and streams the answer back unchanged.
  * Paths this role does not serve are answered here (404, or 405 with `Allow`) in Prism's problem
  * shape, because a spec's Prism would otherwise answer a path the spec serves on another role.
  */

@@ -1,8 +1,11 @@
+// `startPrismMocks`: the Prism mocks of the specs, all in this process: one Prism server per spec on a
+// loopback port, and one front per role on the role's mock port that routes each request to its spec.
 import type { RoleName } from '../src/lib/roles.ts';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
 import { startMockFront, type MockFront } from './prism-front.ts';
+import type { PrismLogEntry, PrismLogLevel } from './prism-log.ts';
 import { planMocks } from './prism-plan.ts';
-import { findFreePorts, startPrism, waitUntilListening, type PrismChild } from './prism-process.ts';
+import { startPrismServer, type PrismServer } from './prism-server.ts';
 
 export type PrismMocksOptions = {
   /** Specs to mock (default: all eight). */
@@ -15,13 +18,12 @@ export type PrismMocksOptions = {
   portOffset?: number;
   /** Explicit front ports per role; 0 picks a free one (tests). Wins over the offset. */
   ports?: Partial<Record<RoleName, number>>;
-  /** Address the fronts listen on (default 127.0.0.1); the Prism children stay on loopback. */
+  /** Address the fronts listen on (default 127.0.0.1); the Prism servers stay on loopback. */
   host?: string;
-  logLevel?: 'error' | 'warn';
-  /** Each line a Prism child writes, with its spec. */
-  onOutput?: (interfaceName: InterfaceName, line: string) => void;
-  /** How long the Prism children get to start listening (default 60 s). */
-  startTimeoutMs?: number;
+  /** Prism's log level (default `error`). */
+  logLevel?: PrismLogLevel;
+  /** Each entry Prism logs at that level or above, with its spec. */
+  onLog?: (interfaceName: InterfaceName, entry: PrismLogEntry) => void;
 };
 
 export type RunningMockRole = {
@@ -37,15 +39,31 @@ export type RunningMockRole = {
 export type PrismMocks = {
   roles: readonly RunningMockRole[];
   url(role: RoleName): string;
-  /** Settles when a Prism child ends before `stop()` was called: the mocks are then broken. */
-  childExited: Promise<{ interfaceName: InterfaceName; code: number | null; signal: NodeJS.Signals | null; output: string[] }>;
-  /** Closes the fronts and ends every child. */
+  /** Closes the fronts and the Prism servers. */
   stop(): Promise<void>;
 };
 
+/** A role's front could not listen (the port is in use, the address is not this machine's, ...). */
+export class MockListenError extends Error {
+  readonly role: RoleName;
+  readonly host: string;
+  readonly port: number;
+  readonly code: string | undefined;
+  constructor(role: RoleName, host: string, port: number, cause: NodeJS.ErrnoException) {
+    const reason = cause.code === 'EADDRINUSE' ? 'the port is in use' : (cause.code ?? cause.message);
+    super(`Cannot listen for the ${role} role on ${host}:${port}: ${reason}.`, { cause });
+    this.role = role;
+    this.host = host;
+    this.port = port;
+    this.code = cause.code;
+  }
+}
+
 /**
- * Starts one Prism mock server per spec on an internal port (all in parallel) and one front listener
- * per role on role port + 1000, routing each request to the spec that serves it on that role.
+ * Starts one Prism server per spec (in this process, in parallel, each on a loopback port) and one
+ * front listener per role on role port + 1000 (+ `portOffset`, or `ports`), routing each request to the
+ * spec that serves it on that role. Resolves once every role answers; on any failure, everything
+ * started is closed again before it rejects.
  *
  * @example
  * const mocks = await startPrismMocks({ interfaces: ['mapping'] });
@@ -55,48 +73,35 @@ export type PrismMocks = {
 export async function startPrismMocks(options: PrismMocksOptions = {}): Promise<PrismMocks> {
   const plan = planMocks(options.interfaces ?? [], options.portOffset ?? 0);
   const host = options.host ?? '127.0.0.1';
-  const children: PrismChild[] = [];
+  const servers: PrismServer[] = [];
   const fronts: MockFront[] = [];
-  let stopping = false;
   const stop = async () => {
-    stopping = true;
     await Promise.all(fronts.map((f) => f.close()));
-    await Promise.all(children.map((c) => c.stop()));
+    await Promise.all(servers.map((s) => s.close()));
   };
   try {
-    const ports = await findFreePorts(plan.interfaces.length);
-    for (const [index, interfaceName] of plan.interfaces.entries()) {
-      const port = ports[index]!;
-      children.push(startPrism({
-        interfaceName,
-        port,
-        ...(options.dynamic ? { dynamic: true } : {}),
-        ...(options.seed !== undefined ? { seed: options.seed } : {}),
-        ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-        onOutput: (line) => options.onOutput?.(interfaceName, line),
-      }));
-    }
-    const prismPorts = new Map(children.map((c) => [c.interfaceName, c.port]));
+    const started = await Promise.allSettled(plan.interfaces.map((interfaceName) => startPrismServer({
+      interfaceName,
+      ...(options.dynamic ? { dynamic: true } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      onLog: (entry) => options.onLog?.(interfaceName, entry),
+    })));
+    for (const result of started) if (result.status === 'fulfilled') servers.push(result.value);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const prismPorts = new Map(servers.map((s) => [s.interfaceName, s.port]));
     const roles: RunningMockRole[] = [];
     for (const role of plan.roles) {
       const port = options.ports?.[role.role] ?? role.port;
       const front = await startMockFront(role, prismPorts, host, port).catch((error: NodeJS.ErrnoException) => {
-        const hint = error.code === 'EADDRINUSE' ? ' is in use (try --port-offset)' : `: ${error.code ?? error.message}`;
-        throw new Error(`Cannot listen for the ${role.role} role on ${host}:${port}${hint}.`, { cause: error });
+        throw new MockListenError(role.role, host, port, error);
       });
       fronts.push(front);
       const shown = host.includes(':') ? `[${host}]` : host;
       roles.push({ role: role.role, port: front.port, url: `http://${shown}:${front.port}`, interfaces: role.interfaces, viaPool: role.viaPool });
     }
-    await Promise.all(children.map((c) => waitUntilListening(c, options.startTimeoutMs)));
-    const childExited = new Promise<Awaited<PrismMocks['childExited']>>((resolve) => {
-      for (const child of children) {
-        void child.exited.then(({ code, signal }) => {
-          if (!stopping) resolve({ interfaceName: child.interfaceName, code, signal, output: child.recentOutput() });
-        });
-      }
-    });
-    return { roles, url: (role) => roles.find((r) => r.role === role)?.url ?? missing(role), childExited, stop };
+    return { roles, url: (role) => roles.find((r) => r.role === role)?.url ?? missing(role), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,3 +1,6 @@
+// The out-of-process way to run Prism: one `prism mock` CLI process per spec (@stoplight/prism-cli). `npm run mock`
+// no longer uses it (mocks/prism-server.ts runs Prism in-process); the benchmarks start it to compare
+// (scripts/bench/mocks.ts, scripts/bench/startup.ts). Its readiness probe makes Prism log one NO_PATH_MATCHED_ERROR.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { get } from 'node:http';
