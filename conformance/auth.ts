@@ -41,8 +41,6 @@ type SchemeValue = { ok: true; apply(parts: RequestParts): void; wrong?: (parts:
 export function createAuthenticator(options: AuthenticatorOptions) {
   const logins = new Map<string, Promise<SchemeValue>>();
 
-  const requirementsOf = (target: SpecOperation): Record<string, unknown>[] =>
-    ((target.op.operation.security ?? (target.spec.document as Json).security ?? []) as Record<string, unknown>[]);
 
   async function schemeValue(target: SpecOperation, name: string): Promise<SchemeValue> {
     const scheme = resolveRef<Json>(target.spec.document, (target.spec.document.components?.securitySchemes as Json | undefined)?.[name]);
@@ -141,6 +139,18 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** The operation's security alternatives (its own `security`, else the document's). */
+const requirementsOf = (target: SpecOperation): Record<string, unknown>[] =>
+  ((target.op.operation.security ?? (target.spec.document as Json).security ?? []) as Record<string, unknown>[]);
+
+/** The credentials (auth.yaml names) the operation's security schemes send; none when it can be called without. */
+export function credentialNames(target: SpecOperation, data: Pick<AuthData, 'schemes'>): string[] {
+  const requirements = requirementsOf(target);
+  if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) return [];
+  const names = requirements.flatMap((r) => Object.keys(r).map((scheme) => data.schemes[scheme]?.credential).filter((c) => c !== undefined));
+  return [...new Set(names)];
+}
 
 /** `name=value` of every Set-Cookie header (attributes dropped). */
 export function setCookies(header: string | string[] | undefined): Record<string, string> {

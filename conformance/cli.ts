@@ -6,13 +6,15 @@ import { compareRuns, differentialLines, unmatched, type Difference } from './di
 import type { RunResult } from './model.ts';
 import { loadKnownFailures } from './known-failures.ts';
 import { startPrismTarget } from './prism-target.ts';
+import { findUnreachable, unreachableLine } from './reachability.ts';
 import { startReferenceTarget } from './reference-target.ts';
-import { toJsonSummary, verdict } from './report-json.ts';
+import { toJsonSummary } from './report-json.ts';
 import { toJUnit } from './report-junit.ts';
 import { tapPoint, toTap } from './report-tap.ts';
 import { asComments, coverageLines, summaryLines } from './report-text.ts';
 import { DEFAULT_FUZZ_RUNS, runConformance, type ConformanceOptions } from './run.ts';
 import { parseTargets, type TargetMap } from './targets.ts';
+import { headline, verdict } from './verdict.ts';
 
 export const USAGE = `Usage: npm run conformance -- --target <target> [options]
 
@@ -43,9 +45,9 @@ Options:
   --compare <target>      run the same checks against a second target and report where they differ
   --scenario <name>       only this scenario (repeatable); --no-scenarios runs none
   --var <name>=<value>    set a variable of conformance/data/variables.yaml (limits, windows, hosts)
-  --strict                operations and scenarios that answer 501 fail the run
+  --require-implemented   operations and scenarios that answer 501 fail the run (--strict is the same)
   --require-coverage      a documented status nothing exercised nor explains fails the run
-  --timeout <ms>          time limit of each request (default 10000)
+  --timeout <ms>          time limit of each request and of the first connection to each URL (default 10000)
   --quiet                 no progress lines on stderr
 
 Credentials come from the environment (conformance/data/auth.yaml): CONFORMANCE_ADMIN_USER and
@@ -53,14 +55,22 @@ CONFORMANCE_ADMIN_PASSWORD (else PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD) 
 central, diagnostics and gateway administrative operations; CONFORMANCE_REGISTRATION_USER and
 CONFORMANCE_REGISTRATION_PASSWORD for a user the registration endpoint accepts.
 
+The summary's first line is the headline: PASS only when nothing failed, and always how many operations
+are implemented and conformant, how many answer 501 (not implemented), how many fail, and how many
+documented statuses nothing covered. A failure with a known cause (registration answered 404: the Host;
+every authenticated operation of an interface refused: the credentials) names the setting to change.
+
 Exit status: 0 when every check passed, 1 on any violation (not listed as known) or conflicting difference,
-2 on a usage error.
-"Not implemented" (501) is listed and never counted as passing; it fails the run only with --strict.
+2 on a usage error, 3 when a target URL cannot be reached (nothing is run; one line per URL).
+"Not implemented" (501) is listed and never counted as passing; it fails the run only with --require-implemented.
 `;
 
 export type CliIo = { stdout: (text: string) => void; stderr: (text: string) => void; env: Record<string, string | undefined> };
 
 class UsageError extends Error {}
+
+/** Exit status when a target URL cannot be reached (nothing was run). */
+export const UNREACHABLE = 3;
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -79,6 +89,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const knownFailures = args.knownFailures ? loadKnownFailures(args.knownFailures) : undefined;
     const primary = await prepare(args.target, started, io);
+    const other = args.compare.length > 0 ? await prepare(args.compare, started, io) : undefined;
+    // A dead target is one line per URL, before anything runs, not one connection error per request.
+    const dead = [
+      ...(await findUnreachable(primary.targets, { timeoutMs: args.timeout })).map((d) => unreachableLine(d, '--target')),
+      ...(other ? await findUnreachable(other.targets, { timeoutMs: args.timeout }) : []).map((d) => unreachableLine(d, '--compare')),
+    ];
+    if (dead.length > 0) {
+      io.stderr(`${dead.join('\n')}\n`);
+      return UNREACHABLE;
+    }
     const base: Omit<ConformanceOptions, 'targets'> = {
       safe: args.safe,
       stateless: args.stateless || primary.stateless,
@@ -93,8 +113,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     };
     const result = await runConformance({ ...base, targets: primary.targets, credentials: primary.credentials, variables: { ...primary.variables, ...args.variables } });
     let compared: { result: RunResult; differences: Difference[] } | undefined;
-    if (args.compare.length > 0) {
-      const other = await prepare(args.compare, started, io);
+    if (other) {
       if (!args.quiet) io.stderr('-- compare target --\n');
       const second = await runConformance({ ...base, targets: other.targets, credentials: other.credentials, variables: { ...other.variables, ...args.variables } });
       compared = { result: second, differences: compareRuns(result, second) };
@@ -102,16 +121,17 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     const differences = compared?.differences ?? [];
     const points = differences.filter((d) => d.conflict).map((d) => tapPoint(false, `targets differ: ${d.key}`, { what: d.what, detail: d.detail }));
     io.stdout(toTap(result, points));
-    const lines = [...summaryLines(result), ...coverageLines(result)];
+    const options = { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage, differences };
+    const lines = [...summaryLines(result, options), ...coverageLines(result)];
     if (compared) {
       lines.push(...differentialLines(differences, { a: label(result.targets), b: label(compared.result.targets) }, unmatched(result, compared.result)));
-      lines.push(`compare target: ${summaryLines(compared.result).slice(0, 3).join('; ')}`);
+      lines.push(`compare target: ${headline(compared.result, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage })}`);
     }
-    const options = { strict: args.strict, requireCoverage: args.requireCoverage, differences };
     const v = verdict(result, options);
-    lines.push(v.ok ? 'result: PASS' : `result: FAIL (${v.reasons.join('; ')})`);
+    // The headline again, last: the first summary line is far above the coverage matrix.
+    lines.push(`result: ${headline(result, options)}`);
     io.stdout(`${asComments(lines)}\n`);
-    if (args.report) writeFileSync(args.report, toJUnit(result, differences));
+    if (args.report) writeFileSync(args.report, toJUnit(result, differences, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage }));
     if (args.json) writeFileSync(args.json, `${JSON.stringify(toJsonSummary(result, { ...options, ...(compared ? { compareTargets: compared.result.targets } : {}) }), null, 2)}\n`);
     return v.ok ? 0 : 1;
   } catch (error) {
@@ -163,6 +183,7 @@ function parseCli(argv: readonly string[]) {
       'no-scenarios': { type: 'boolean' },
       var: { type: 'string', multiple: true },
       strict: { type: 'boolean' },
+      'require-implemented': { type: 'boolean' },
       'require-coverage': { type: 'boolean' },
       timeout: { type: 'string' },
       quiet: { type: 'boolean' },
@@ -198,7 +219,7 @@ function parseCli(argv: readonly string[]) {
       fuzzRuns: integer('--fuzz-runs', v['fuzz-runs']),
       scenarios: v['no-scenarios'] ? [] : v.scenario,
       variables,
-      strict: v.strict ?? false,
+      requireImplemented: (v['require-implemented'] || v.strict) ?? false,
       requireCoverage: v['require-coverage'] ?? false,
       timeout: integer('--timeout', v.timeout) ?? 10_000,
       quiet: v.quiet ?? false,

@@ -21,6 +21,8 @@ export type Violation = {
   message: string;
   /** Set when the run's known-failures list names this violation: why the target breaks the spec here. */
   known?: string;
+  /** Set when the failure matches a known cause (hints.ts): which setting to change. */
+  hint?: string;
 };
 
 /** `known-failure`: every violation is named by the run's known-failures list (reported with why, never a pass). */
@@ -49,6 +51,8 @@ export type OperationResult = {
   url?: string;
   outcome: Outcome;
   reason?: string;
+  /** A skipped operation whose skip matches a known cause (hints.ts): which setting to change. */
+  hint?: string;
   probes: ProbeResult[];
 };
 
@@ -131,7 +135,7 @@ export function countOutcomes(items: readonly { outcome: Outcome }[]): Totals {
   return totals;
 }
 
-/** One line naming the operation, the check and the JSON pointer. */
+/** One line naming the operation, the check and the JSON pointer (and, for a known cause, the setting to change). */
 export function formatViolation(v: Violation): string {
-  return `${v.interface} ${v.operationId}: ${v.check} at ${v.pointer === '' ? '(root)' : v.pointer}: ${v.message}`;
+  return `${v.interface} ${v.operationId}: ${v.check} at ${v.pointer === '' ? '(root)' : v.pointer}: ${v.message}${v.hint ? ` — hint: ${v.hint}` : ''}`;
 }

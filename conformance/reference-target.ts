@@ -65,7 +65,8 @@ export async function describe(system: System, config: ReturnType<typeof loadCon
     variables: {
       rateLimit: config.rateLimitLimit,
       rateLimitWindow: config.rateLimitWindowSeconds,
-      registrationHost: config.registrationHost,
+      // The running system's: a registration host derived from a gateway port of 0 names the port it got.
+      registrationHost: system.config.registrationHost,
       oversizeBytes: config.bodyLimitBytes + 1,
       registrationOversizeBytes: config.registrationMaxBodyBytes + 1,
       registrationPartition: config.registrationPartition,

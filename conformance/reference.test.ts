@@ -50,6 +50,9 @@ t.test('the reference system passes the whole suite on what it implements; 501s 
   t.same(summary.uncovered, [], 'every documented status of an implemented operation is exercised or listed as unreachable');
   t.match(stdout, /# coverage \(x exercised, u unreachable/, 'the coverage matrix is printed');
   t.match(stdout, /#   mapping createChart\s+201:x 400:x 408:u 413:x 415:x 503:u/);
-  t.match(stdout, /# result: PASS/);
+  t.equal(summary.counts.notImplemented, new Set(notImplemented.map((o: { interface: string; operationId: string }) => `${o.interface} ${o.operationId}`)).size, 'the headline counts each 501 operation once');
+  t.equal(summary.counts.conformant + summary.counts.notImplemented, summary.counts.operations, 'every other operation is implemented and conformant');
+  t.match(stdout, /^# PASS: \d+ of \d+ operations implemented and conformant; \d+ answers? 501 \(not implemented\); 0 documented statuses not covered$/m, 'the headline, first');
+  t.match(stdout, /^# result: PASS: /m, 'and last');
   t.comment(stdout.split('\n').filter((l) => l.startsWith('# ')).join('\n'));
 });

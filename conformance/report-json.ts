@@ -1,47 +1,23 @@
 import { uncovered } from './coverage.ts';
-import type { Difference } from './differential.ts';
 import type { RunResult } from './model.ts';
 import { knownFailureList, notImplementedByInterface } from './report-text.ts';
+import { headline, operationCounts, verdict, type VerdictOptions } from './verdict.ts';
 
-export type Verdict = { ok: boolean; reasons: string[] };
-
-export type VerdictOptions = {
-  /** Operations and scenarios that answer 501 fail the run too (off by default). */
-  strict?: boolean;
-  /** A documented status that nothing exercised and nothing explains fails the run (off by default). */
-  requireCoverage?: boolean;
-  differences?: readonly Difference[];
-};
+// The verdict lives in verdict.ts (the headline reads it too); kept exported here, where it always was.
+export { verdict, type Verdict, type VerdictOptions } from './verdict.ts';
 
 /**
- * Whether the run passes: no violation anywhere (known failures aside, each of which must have
- * happened) and no conflicting difference. "Not implemented"
- * never counts as passing but fails the run only with `strict`: against the reference server
- * during development, unimplemented operations are listed, not failed.
+ * The JSON summary (`--json out.json`): the verdict, the headline and its `counts` (operationCounts),
+ * totals, lists and every result, without response bodies.
  */
-export function verdict(result: RunResult, options: VerdictOptions = {}): Verdict {
-  const reasons: string[] = [];
-  const t = result.totals;
-  const failed = t.operations.fail + t.scenarios.fail + t.fuzz.fail;
-  if (failed > 0) reasons.push(`${failed} failed check${failed === 1 ? '' : 's'} (${t.violations} violations)`);
-  const unmet = result.unmetKnownFailures.length;
-  if (unmet > 0) reasons.push(`${unmet} known failure${unmet === 1 ? '' : 's'} did not happen (update the known-failures list)`);
-  const conflicts = (options.differences ?? []).filter((d) => d.conflict).length;
-  if (conflicts > 0) reasons.push(`${conflicts} conflicting difference${conflicts === 1 ? '' : 's'} between the targets`);
-  const notImplemented = t.operations.notImplemented + t.scenarios.notImplemented;
-  if (options.strict && notImplemented > 0) reasons.push(`${notImplemented} not implemented (--strict)`);
-  const missing = uncovered(result.coverage).length;
-  if (options.requireCoverage && missing > 0) reasons.push(`${missing} documented statuses not covered (--require-coverage)`);
-  return { ok: reasons.length === 0, reasons };
-}
-
-/** The JSON summary (`--json out.json`): totals, lists and every result, without response bodies. */
 export function toJsonSummary(result: RunResult, options: VerdictOptions & { compareTargets?: Record<string, string> } = {}) {
   const v = verdict(result, options);
   return {
     version: 1,
     ok: v.ok,
     reasons: v.reasons,
+    headline: headline(result, options),
+    counts: operationCounts(result),
     seed: result.seed,
     safe: result.safe,
     stateless: result.stateless,

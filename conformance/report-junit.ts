@@ -1,25 +1,31 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { formatViolation, type RunResult, type Violation } from './model.ts';
 import type { Difference } from './differential.ts';
+import { headline, operationCounts, type VerdictOptions } from './verdict.ts';
 
 type Case = { '@_classname': string; '@_name': string; '@_time': string; failure?: { '@_message': string; '@_type': string; '#text': string }; skipped?: { '@_message': string } };
-type Suite = { '@_name': string; '@_tests': number; '@_failures': number; '@_skipped': number; testcase: Case[] };
+type Property = { '@_name': string; '@_value': string };
+type Suite = { '@_name': string; '@_tests': number; '@_failures': number; '@_skipped': number; properties: { property: Property[] }; testcase: Case[] };
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true });
 
 /**
  * The run as JUnit XML for CI: a suite per interface (a case per probe: valid example, invalid
  * variant, missing or wrong credentials), one for the scenarios, one for fuzzing, and one for the
- * differential report when there is one. Not implemented and skipped checks are `<skipped>`.
+ * differential report when there is one. Not implemented and skipped checks are `<skipped>`. Every
+ * suite carries the run's headline and counts (verdict.ts) as `<properties>` (`conformance.headline`,
+ * `conformance.operations`, `conformance.conformant`, `conformance.notImplemented`, ...): JUnit has no
+ * place for them above the suites.
  */
-export function toJUnit(result: RunResult, differences: readonly Difference[] = []): string {
+export function toJUnit(result: RunResult, differences: readonly Difference[] = [], options: Omit<VerdictOptions, 'differences'> = {}): string {
   const suites = new Map<string, Case[]>();
   const add = (suite: string, c: Case) => suites.set(suite, [...(suites.get(suite) ?? []), c]);
 
   for (const op of result.operations) {
     const classname = `${op.interface}.${op.operationId}@${op.role}`;
     if (op.probes.length === 0 || op.outcome === 'not-implemented' || op.outcome === 'skipped') {
-      add(op.interface, testCase(classname, 'operation', [], op.outcome === 'not-implemented' ? `not implemented: ${op.reason ?? 'answers 501'}` : op.outcome === 'skipped' ? op.reason ?? 'skipped' : undefined));
+      const skipped = op.outcome === 'skipped' ? `${op.reason ?? 'skipped'}${op.hint ? ` — hint: ${op.hint}` : ''}` : undefined;
+      add(op.interface, testCase(classname, 'operation', [], op.outcome === 'not-implemented' ? `not implemented: ${op.reason ?? 'answers 501'}` : skipped));
       continue;
     }
     for (const p of op.probes) {
@@ -52,11 +58,17 @@ export function toJUnit(result: RunResult, differences: readonly Difference[] = 
     });
   }
 
+  const counts = operationCounts(result);
+  const property: Property[] = [
+    { '@_name': 'conformance.headline', '@_value': clean(headline(result, { ...options, differences })) },
+    ...Object.entries(counts).map(([name, value]) => ({ '@_name': `conformance.${name}`, '@_value': String(value) })),
+  ];
   const testsuite: Suite[] = [...suites].map(([name, cases]) => ({
     '@_name': name,
     '@_tests': cases.length,
     '@_failures': cases.filter((c) => c.failure).length,
     '@_skipped': cases.filter((c) => c.skipped).length,
+    properties: { property },
     testcase: cases,
   }));
   const all = testsuite.flatMap((s) => s.testcase);

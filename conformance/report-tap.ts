@@ -13,7 +13,7 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
   for (const op of result.operations) {
     const description = `${op.interface} ${op.operationId} ${op.method} ${op.path} @${op.role}`;
     if (op.outcome === 'not-implemented') points.push({ ok: true, description, directive: `SKIP not implemented: ${op.reason ?? 'answers 501'}` });
-    else if (op.outcome === 'skipped') points.push({ ok: true, description, directive: `SKIP ${op.reason ?? ''}` });
+    else if (op.outcome === 'skipped') points.push({ ok: true, description, directive: `SKIP ${op.reason ?? ''}${op.hint ? ` — hint: ${op.hint}` : ''}` });
     else {
       const line = (p: ProbeResult, v: Violation) => `${p.kind} ${p.name} -> ${p.status ?? 'no answer'}: ${formatViolation(v)}`;
       const all = op.probes.flatMap((p) => p.violations.map((v) => ({ p, v })));

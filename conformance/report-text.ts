@@ -1,13 +1,21 @@
 import { uncovered } from './coverage.ts';
+import { hintsOf } from './hints.ts';
 import { operationKey, probeLabel } from './known-failures.ts';
 import type { CoverageMark, RunResult, Totals } from './model.ts';
+import { headline, type VerdictOptions } from './verdict.ts';
 
 const MARK: Record<CoverageMark, string> = { exercised: 'x', unreachable: 'u', uncovered: '-', 'not-implemented': 'n', skipped: 's' };
 
-/** Lines of the readable summary: totals, what is not implemented, the verdict. */
-export function summaryLines(result: RunResult): string[] {
+/**
+ * Lines of the readable summary: first the headline (verdict.ts: PASS or FAIL with how many operations
+ * are implemented and conformant, answer 501, fail, and how many documented statuses nothing covered),
+ * then the totals, what is not implemented or skipped, the known failures, the hints and the coverage.
+ * `options` are the verdict's (`requireImplemented`, `requireCoverage`, `differences`).
+ */
+export function summaryLines(result: RunResult, options: VerdictOptions = {}): string[] {
   const t = result.totals;
   const lines = [
+    headline(result, options),
     `operations: ${totals(t.operations)}`,
     `scenarios:  ${totals(t.scenarios)}`,
     `fuzzing:    ${result.fuzzRuns > 0 ? totals(t.fuzz) : 'off'}`,
@@ -35,6 +43,11 @@ export function summaryLines(result: RunResult): string[] {
   if (result.unmetKnownFailures.length > 0) {
     lines.push('known failures that did not happen (each fails the run):');
     for (const unmet of result.unmetKnownFailures) lines.push(`  ${unmet}`);
+  }
+  const hints = hintsOf(result);
+  if (hints.length > 0) {
+    lines.push('hints (a known cause explains these failures and skips; the setting to change):');
+    for (const h of hints) lines.push(`  ${h.hint} (${h.lines} line${h.lines === 1 ? '' : 's'} above)`);
   }
   const missing = uncovered(result.coverage);
   lines.push(`coverage: ${count(result, 'exercised')} statuses exercised, ${count(result, 'unreachable')} unreachable (reasons below), ${missing.length} not covered${missing.length > 0 ? `: ${missing.join('; ')}` : ''}`);

@@ -57,6 +57,8 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
       version: 1,
       ok: true,
       reasons: [],
+      headline: /^PASS: 10 of 10 operations implemented and conformant; 0 answer 501 \(not implemented\); \d+ documented status(es)? not covered$/,
+      counts: { operations: 10, conformant: 10, notImplemented: 0, failing: 0, knownFailure: 0, skipped: 0, uncoveredStatuses: Number },
       seed: 11,
       safe: false,
       fuzzRuns: 0,
@@ -69,6 +71,8 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
       scenarios: [{ name: 'chart-create-then-read', outcome: 'pass', steps: Array }],
       fuzz: [],
     });
+    t.equal(summary.counts.uncoveredStatuses, summary.uncovered.length, 'the headline counts the uncovered statuses the summary lists');
+    t.match(summary.headline, ` ${summary.uncovered.length} documented status`);
     const createChart = summary.operations.find((o: { operationId: string }) => o.operationId === 'createChart');
     t.match(createChart, { interface: 'mapping', method: 'POST', path: '/api/charts', role: 'mapping', outcome: 'pass' });
     t.match(createChart.probes[0], { id: String, kind: 'valid', name: "example 'full'", outcome: 'pass', status: 201, violations: [] });
@@ -91,7 +95,8 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
     t.notOk(byKey(/^mapping\.listCharts@mapping/).some((d: { conflict: boolean }) => d.conflict), 'listCharts has the same shape on both (its data differ)');
     t.match(stdout, /not ok \d+ - targets differ: mapping\.getChart@mapping valid/);
     t.match(stdout, /# differential: A = mapping=http.*, B = mapping=http.*: \d+ differences, \d+ conflicting/);
-    t.match(stdout, /# result: FAIL \(\d+ conflicting differences between the targets\)/, 'the good target itself has no violation');
+    t.match(stdout, /^# result: FAIL: 10 of 10 operations implemented and conformant; 0 answer 501 \(not implemented\); \d+ documented status(es)? not covered \(\d+ conflicting differences between the targets\)$/m, 'the good target itself has no violation');
+    t.match(stdout, /^# compare target: FAIL: 1 of 10 operations implemented and conformant; 2 fail; \d+ answer 501 \(not implemented\); /m, 'the compare target\'s own headline');
     const suites: Suite[] = parser.parse(readFileSync(junit, 'utf8')).testsuites.testsuite;
     const diff = suites.find((s) => s['@_name'] === 'differential')!;
     t.ok(diff.testcase.some((c) => c['@_classname'] === 'differential.mapping.getChart' && c.failure?.['@_type'] === 'status'), 'JUnit carries the differences');

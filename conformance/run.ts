@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
 import type { Observation } from './answer-check.ts';
-import { createAuthenticator, credentialsFrom, type Credential } from './auth.ts';
+import { createAuthenticator, credentialNames, credentialsFrom, type Credential } from './auth.ts';
 import { buildCoverage } from './coverage.ts';
 import { loadAuthData, loadOperationData, loadUnreachable, loadVariables, type Unreachable } from './data-files.ts';
-import { destructiveReason, urlOf, type EngineContext } from './engine-context.ts';
+import { destructiveReason, operationHeaders, urlOf, type EngineContext } from './engine-context.ts';
 import { fuzzOperation } from './fuzz.ts';
+import { applyHints, type HintContext } from './hints.ts';
 import { createHttpClient, type HttpTransport } from './http.ts';
 import { applyKnownFailures, type KnownFailure } from './known-failures.ts';
 import { countOutcomes, type FuzzResult, type OperationResult, type RunResult, type ScenarioResult } from './model.ts';
@@ -147,6 +148,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       }
     }
 
+    applyHints(operations, scenarios, hintContext(ctx, authData, configured));
+
     const coverage = buildCoverage(specs, chosen, operations, observations, options.unreachable ?? loadUnreachable());
     const probeViolations = operations.flatMap((o) => o.probes).flatMap((p) => p.violations);
     const totals = { operations: countOutcomes(operations), scenarios: countOutcomes(scenarios), fuzz: countOutcomes(fuzz), violations: 0, knownViolations: probeViolations.filter((v) => v.known).length };
@@ -159,6 +162,23 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   } finally {
     await http.close();
   }
+}
+
+/** What the hints (hints.ts) need: the registration Host sent, and the credentials each operation sends. */
+function hintContext(ctx: EngineContext, authData: ReturnType<typeof loadAuthData>, configured: ReadonlySet<string>): HintContext {
+  const template = ctx.operationData.registerClient?.headers?.host;
+  const host = operationHeaders(ctx, 'registerClient').host;
+  const variable = template?.match(/^\$\{(\w+)\}$/)?.[1];
+  return {
+    ...(host ? { registrationHost: { value: host, ...(variable ? { variable } : {}) } } : {}),
+    credentialsOf: (_interface, operationId) => {
+      const target = ctx.specs.find(operationId);
+      return target ? credentialNames(target, authData) : [];
+    },
+    interfaceOf: (operationId) => ctx.specs.find(operationId)?.spec.name,
+    credentials: authData.credentials,
+    configured,
+  };
 }
 
 /** Runs the tasks, at most `limit` at a time, and gives their results in the tasks' order. */
