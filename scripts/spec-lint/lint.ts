@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import spectralCore from '@stoplight/spectral-core';
 import spectralParsers from '@stoplight/spectral-parsers';
 import { parse } from 'yaml';
 import { ruleset } from './ruleset.ts';
 import { checkExamples } from './examples.ts';
+import { checkOrigin } from './origin.ts';
+import { seedPointers } from './seed-trace.ts';
 import { toPointer, type Finding } from './findings.ts';
 
 const { Spectral, Document } = spectralCore;
@@ -34,7 +36,24 @@ function getSpectral() {
   return spectral;
 }
 
-/** Validates one spec with swagger-parser, lints it with Spectral and checks its examples. */
+const seedTables = new Map<string, Map<string, Set<string>>>();
+/**
+ * The seed pointers of the specs in one folder, from the seed table of its README.md (none without one:
+ * then nothing there is traceable to the seed). The table names operations by operationId, so every spec
+ * of the folder is read.
+ */
+function seedTable(folder: string): Map<string, Set<string>> {
+  let table = seedTables.get(folder);
+  if (!table) {
+    const readme = join(folder, 'README.md');
+    const docs = new Map(readdirSync(folder).filter((f) => f.endsWith('.yaml')).map((f) => [f, parse(readFileSync(join(folder, f), 'utf8')) as Record<string, unknown>]));
+    table = existsSync(readme) ? seedPointers(readFileSync(readme, 'utf8'), docs) : new Map();
+    seedTables.set(folder, table);
+  }
+  return table;
+}
+
+/** Validates one spec with swagger-parser, lints it with Spectral, checks its examples and that designed elements say so. */
 export async function lintSpec(path: string): Promise<Finding[]> {
   const file = relative(process.cwd(), path);
   const text = readFileSync(path, 'utf8');
@@ -64,5 +83,6 @@ export async function lintSpec(path: string): Promise<Finding[]> {
     });
   }
   findings.push(...checkExamples(parse(text), file));
+  findings.push(...checkOrigin(parse(text), file, seedTable(dirname(path)).get(basename(path)) ?? new Set()));
   return findings.filter((f) => !isException(f));
 }
