@@ -11,7 +11,7 @@ type Violation = { rule: { name: string }; from: string; to: string };
 
 /** Runs the rules of `npm run lint:imports` on `src/` of `cwd`; one `rule: from -> to` line per violation, sorted. */
 function violations(cwd: string): string[] {
-  const run = spawnSync(process.execPath, [depcruise, 'src', '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [depcruise, 'src', '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (run.error || !run.stdout.startsWith('{')) throw new Error(`depcruise did not run: ${run.error?.message ?? run.stderr}`);
   const report = JSON.parse(run.stdout) as { summary: { violations: Violation[] } };
   return report.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();

@@ -8,6 +8,7 @@ type SystemPackage = { command: string; versionFlag: string; debian: string; why
 
 export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { command: 'pdftoppm', versionFlag: '-v', debian: 'poppler-utils', why: 'renders the diagnostics PDF to PNG in src/interfaces/snapshots/formats/pdf.test.ts' },
+  { command: 'chromium', versionFlag: '--version', debian: 'chromium', why: 'renders every role\'s /docs reference page in src/server/reference-pages.browser.test.ts' },
 ];
 
 /** Whether `command` can be run (any exit status: only "not found" counts as missing). */

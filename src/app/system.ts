@@ -20,10 +20,13 @@ import type { Stage } from '../server/stages.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { createRoleApp, type RoleApp, type RoleInterface } from '../server/role-app.ts';
 import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
+import { createReferencePages } from '../server/reference-pages.ts';
 import { createGatewayStages } from './gateway-stages.ts';
 import { createGatewayParts, type GatewayParts } from '../gateway/gateway-role.ts';
 import type { CounterStore } from '../gateway/rate-limit/index.ts';
 import { migrationsOf, MODULES } from './modules.ts';
+import { checkPortsFree, listenFailure } from './port-check.ts';
+import { DERIVED_FROM_PORT_ZERO } from '../interfaces/client-registration/settings.ts';
 
 /** A role listening in this process: its app, its request path (the stages the adapter runs), where it listens. */
 export type RunningRole = { role: RoleName; app: RoleApp; stages: readonly Stage[]; url: string; port: number };
@@ -77,6 +80,8 @@ function runtimeOf(module: InterfaceModule): Promise<InterfaceRuntime> {
  */
 export async function startSystem(config: Config, deps: SystemDependencies): Promise<System> {
   const modules = deps.modules ?? MODULES;
+  // Nothing is written (migrations, a generated password) before every port is known to be free.
+  await checkPortsFree(config.host, config.roles.map((role) => ({ role, port: config.ports[role] })));
   const [runtimes, database] = await Promise.all([
     Promise.all(modules.map(runtimeOf)),
     openDatabase(config.database, { migrations: migrationsOf(modules), logger: deps.logger }),
@@ -105,6 +110,15 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   };
   const servers: RoleServer[] = [];
   const roles: RunningRole[] = [];
+  // Read per request: a registration host derived from a gateway port of 0 becomes the port it got.
+  const registrationRoute = {
+    path: config.registrationPath,
+    host: config.registrationHost,
+    operationPath: '',
+    maxBodyBytes: config.registrationMaxBodyBytes,
+    sessionTimeoutSeconds: config.registrationSessionTimeoutSeconds,
+    sessionLifetimeSeconds: config.registrationSessionLifetimeSeconds,
+  };
 
   const roleChecks = new Map<string, HealthCheck[]>();
   const lifecycles: { role: RoleName; start(): Promise<void>; stop(): Promise<void> }[] = [];
@@ -156,11 +170,17 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
         interfaces: served.filter((s) => s.runtime.operations.some((op) => op.roles.includes(role))),
       });
       const stages: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
-      const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics, ...(deps.timers ? { timers: deps.timers } : {}) });
-      const address = await server.listen(config.ports[role], config.host);
+      // Its /docs links every other role's page: at the port it listens on here, else its configured one.
+      const rolePorts = () => Object.fromEntries(ROLE_NAMES.map((r) => [r, roles.find((running) => running.role === r)?.port ?? config.ports[r]]));
+      const referencePages = createReferencePages({ role, specs: app.specs, rolePorts });
+      const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics, referencePages, ...(deps.timers ? { timers: deps.timers } : {}) });
+      const address = await server.listen(config.ports[role], config.host).catch((error: NodeJS.ErrnoException) => {
+        throw listenFailure(role, config.host, config.ports[role], error.code);
+      });
       servers.push(server);
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       roles.push({ role, app, stages, port: address.port, url: `http://${host}:${address.port}` });
+      if (role === 'gateway' && registrationRoute.host === DERIVED_FROM_PORT_ZERO) registrationRoute.host = `localhost:${address.port}`;
     }
     roles.sort((a, b) => ROLE_NAMES.indexOf(a.role) - ROLE_NAMES.indexOf(b.role));
     for (const hooks of lifecycles.filter((l) => config.roles.includes(l.role))) {
@@ -187,25 +207,18 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       members,
       ...(deps.rateLimitStore ? { counterStore: deps.rateLimitStore } : {}),
     });
-    const registrationPath = app.operations.find((op) => op.operationId === 'registerClient')!.path;
+    registrationRoute.operationPath = app.operations.find((op) => op.operationId === 'registerClient')!.path;
     return createGatewayStages({
       app,
       renderError: rendererOf('rate-limit'),
       limiter: gateway.limiter,
       proxy: gateway.proxy,
-      registration: {
-        path: config.registrationPath,
-        host: config.registrationHost,
-        operationPath: registrationPath,
-        maxBodyBytes: config.registrationMaxBodyBytes,
-        sessionTimeoutSeconds: config.registrationSessionTimeoutSeconds,
-        sessionLifetimeSeconds: config.registrationSessionLifetimeSeconds,
-      },
+      registration: registrationRoute,
       logger: deps.logger.child({ role: 'gateway' }),
     });
   }
   return {
-    config,
+    config: registrationRoute.host === config.registrationHost ? config : Object.freeze({ ...config, registrationHost: registrationRoute.host }),
     roles,
     database,
     accounts,

@@ -22,6 +22,8 @@ export type Setting = {
   encode?: (value: unknown) => unknown;
   /** A password or key: its value is never shown (config errors, --help). */
   secret?: boolean;
+  /** The value when no source sets it, from the settings decoded before it (by key); `default` is what --help shows. */
+  derive?: (values: ReadonlyMap<string, unknown>) => unknown;
 };
 
 /** A declaration's value: what `decode` returns, one of its `enum`, or its default's type. */
@@ -72,6 +74,7 @@ export const CORE_SETTINGS = [
   { key: 'maxRequestsPerSocket', env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION', schema: { type: 'integer', minimum: 0, maximum: 1_000_000 }, default: 10_000, description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).' },
   { key: 'maxConnections', env: 'PORTOLAN_MAX_CONNECTIONS', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: 4096, description: 'Open connections per role; further ones are refused until some close.' },
   { key: 'logLevel', env: 'PORTOLAN_LOG_LEVEL', schema: { enum: [...LOG_LEVELS] }, default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}.` },
+  { key: 'logFormat', env: 'PORTOLAN_LOG_FORMAT', schema: { enum: ['auto', 'json', 'pretty'] }, default: 'auto', description: 'Log lines: json, pretty (human-readable), or auto (pretty on a terminal, JSON otherwise).' },
   { key: 'validateResponses', env: 'PORTOLAN_VALIDATE_RESPONSES', schema: { type: 'boolean' }, default: false, description: 'Check every response against the spec.' },
   { key: 'adminUser', env: 'PORTOLAN_ADMIN_USER', schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$' }, default: 'admin', description: 'Administrative user of the device, central and diagnostics roles.' },
   { key: 'adminPassword', env: 'PORTOLAN_ADMIN_PASSWORD', schema: { type: 'string', maxLength: 1024 }, default: '', description: 'Administrative password (stored hashed); empty: generated at first start and printed once.', secret: true },
@@ -162,7 +165,7 @@ export function decodeSettings<C>(settings: readonly Setting[], env: Record<stri
     const fromEnv = env[setting.env];
     const fromFile = getPath(file, setting.key);
     const source = fromOverride !== undefined ? `override ${setting.key}` : fromEnv !== undefined ? setting.env : fromFile !== undefined ? `${setting.key} in the ${CONFIG_FILE_ENV} file` : undefined;
-    const holder = { value: fromOverride ?? fromEnv ?? fromFile ?? setting.default };
+    const holder = { value: fromOverride ?? fromEnv ?? fromFile ?? (setting.derive ? setting.derive(values) : setting.default) };
     const validate = source === undefined ? undefined : validatorOf(setting);
     const valid = validate ? validate(holder) : true;
     if (!valid) {

@@ -1,4 +1,5 @@
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 export type Logger = PinoLogger;
 
@@ -10,12 +11,37 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]', 'headers.authorization', 'headers.cookie', 'headers["x-vendor-auth-token"]',
 ];
 
-export type LoggerOptions = { level: string; name?: string; destination?: DestinationStream };
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
-/** The process logger: JSON lines, credentials redacted. Created once in the composition root. */
+export type LoggerOptions = {
+  level: string;
+  name?: string;
+  /** json: one JSON object per line; pretty: pino-pretty's readable lines; auto (default): pretty when stdout is a terminal. */
+  format?: LogFormat;
+  /** Where lines go (default: stdout). */
+  destination?: DestinationStream;
+  /** Whether the destination is a terminal, for `auto` (default: process.stdout.isTTY). */
+  isTerminal?: boolean;
+};
+
+/**
+ * The process logger, created once in the composition root; credentials are redacted in either format.
+ * Pretty lines are written synchronously in this thread (no transport worker), so a line logged just
+ * before an exit is not lost.
+ */
 export function createLogger(options: LoggerOptions): Logger {
+  const pretty = options.format === 'pretty' || (options.format === 'auto' && (options.isTerminal ?? process.stdout.isTTY === true));
+  const destination = pretty
+    ? PinoPretty({
+        sync: true,
+        colorize: options.isTerminal ?? process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,name',
+        ...(options.destination ? { destination: options.destination } : {}),
+      })
+    : options.destination;
   return pino(
     { level: options.level, name: options.name ?? 'portolan', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-    options.destination,
+    destination,
   );
 }

@@ -6,7 +6,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
  */
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'portolan_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'portolan_' });
   const requests = new Counter({
     name: 'portolan_http_requests_total',
     help: 'HTTP requests answered, by role, operation and status.',

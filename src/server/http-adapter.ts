@@ -14,6 +14,7 @@ import type { HandlerResponse } from './handler-types.ts';
 import type { ErrorRenderer } from './role-app.ts';
 import { runStages, type ConnectionControl, type Stage, type StageResponse } from './stages.ts';
 import { closeServer, listenOn } from './listen.ts';
+import type { ReferencePages } from './reference-pages.ts';
 
 /** What every listener sets on its clients (the settings of the same names). */
 export type ClientLimits = Pick<
@@ -34,6 +35,8 @@ export type RoleServerOptions = {
   timers?: Timers;
   /** How long an early answer waits for the rest of an unread request body before closing (default 5 s). */
   lingerMs?: number;
+  /** The role's API reference (/docs, /openapi/*; src/server/reference-pages.ts), answered before the stages. */
+  referencePages?: ReferencePages;
 };
 
 export type RoleServer = {
@@ -87,6 +90,15 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
         log.error({ err: error }, 'metrics could not be rendered');
         res.writeHead(500).end();
       }
+      return;
+    }
+    if (options.referencePages?.claims(req.url ?? '')) {
+      // Documentation, not part of any interface's contract either (the gateway does not pass it to its pool).
+      await options.referencePages.answer(req, res).catch((error: unknown) => {
+        log.error({ err: error }, 'reference page could not be answered');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
       return;
     }
     const requestId = nextId();
@@ -145,7 +157,9 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
-    log.info({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log, ...(cut ? { cut } : {}) }, 'request');
+    // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
+    const level = response.operationId === 'getHealth' && response.status === 200 ? 'debug' : 'info';
+    log[level]({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log, ...(cut ? { cut } : {}) }, 'request');
   });
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.maxConnections = limits.maxConnections;

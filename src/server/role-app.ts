@@ -60,6 +60,8 @@ export type RoleResponse = HandlerResponse & { operationId?: string };
 export type RoleApp = {
   role: string;
   operations: readonly RuntimeOperation[];
+  /** The specs this role serves (some of their operations), as written: its reference pages show them. */
+  specs: readonly { name: string; document: InterfaceRuntime['document'] }[];
   /** The operation an exact method and path would reach on this role, if any (no 404/405 answer). */
   match(method: string, path: string): RuntimeOperation | undefined;
   /** Answers one request; `bodyLimitBytes` replaces the limit for this request (the gateway's registration cap). */
@@ -234,6 +236,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   return {
     role: options.role,
     operations,
+    specs: options.interfaces.map((i) => ({ name: i.runtime.name, document: i.runtime.document })),
     match: (method, path) => routes.find(method, path)?.operation,
     handle,
     renderError: fallback.renderError,

@@ -43,7 +43,7 @@ t.test('registration under other settings: static credentials, failing managemen
     current = createClientRegistrationHandlers(deps).registerClient!;
   };
   await system.accounts.setPassword('registration_check', 'bob', 'bob pw');
-  const client = registrationClient(t, system.url('gateway'));
+  const client = registrationClient(t, system);
   const register = () => answered(registerClient({ client, body: { username: 'bob', password: 'bob pw' } }));
 
   t.test('static credentials: 200 with the configured pair, nothing created', async (t) => {

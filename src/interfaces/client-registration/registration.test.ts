@@ -18,7 +18,7 @@ t.test('registration on the running system, over real HTTP to the device role', 
   const log = captureLogs();
   const { system, clock } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD }, logger: log.logger });
   await system.accounts.setPassword('registration_check', USER.username, USER.password);
-  const client = registrationClient(t, system.url('gateway'));
+  const client = registrationClient(t, system);
   const register = (body: { username: string; password: string }, userAgent?: string) =>
     answered(registerClient({ client, body, ...(userAgent ? { headers: { 'User-Agent': userAgent } } : {}) }));
   const secrets: string[] = [];

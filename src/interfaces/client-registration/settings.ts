@@ -1,9 +1,12 @@
 import type { Setting, SettingsValues } from '../../lib/config.ts';
 
+/** What the derived registration host is before a gateway port of 0 is known (system.ts puts the real port in). */
+export const DERIVED_FROM_PORT_ZERO = 'localhost:0';
+
 /** Client registration's settings (D), declared beside it; the composition root adds them to the configuration. */
 export const REGISTRATION_SETTINGS = [
   { key: 'registrationPath', env: 'PORTOLAN_REGISTRATION_PATH', schema: { type: 'string', pattern: '^/[^?#\\s]*$', maxLength: 1024 }, default: '/vendor-oauth2/v1/client-register', description: 'Path of the client-registration endpoint (D).' },
-  { key: 'registrationHost', env: 'PORTOLAN_REGISTRATION_HOST', schema: { type: 'string', minLength: 1, maxLength: 255 }, default: 'localhost:8080', description: 'Host header value of registration requests (D).' },
+  { key: 'registrationHost', env: 'PORTOLAN_REGISTRATION_HOST', schema: { type: 'string', minLength: 1, maxLength: 255 }, default: 'localhost:8080', derive: (values) => `localhost:${String(values.get('ports.gateway'))}`, description: 'Host header value of registration requests (D); when unset, localhost:<the gateway\'s port>.' },
   { key: 'registrationAccessProfile', env: 'PORTOLAN_REGISTRATION_ACCESS_PROFILE', schema: { type: 'string', minLength: 1, maxLength: 255 }, default: 'registration_check', description: 'Access profile that checks the registering user (D; users added with `portolan users add --profile`).' },
   { key: 'registrationPartition', env: 'PORTOLAN_REGISTRATION_PARTITION', schema: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^~/]+$' }, default: 'Common', description: 'Partition of the OAuth profile and access policy (D).' },
   { key: 'registrationOauthProfile', env: 'PORTOLAN_REGISTRATION_OAUTH_PROFILE', schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^~/]+$' }, default: 'oauth_server', description: 'OAuth profile new client applications are bound to (D).' },

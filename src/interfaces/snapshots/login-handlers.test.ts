@@ -1,4 +1,5 @@
 import t from 'tap';
+import { diagnosticsUrlFor } from './module.ts';
 import { createAccountStore } from '../../accounts/account-store.ts';
 import { createBasicAuthenticator } from '../../accounts/basic-auth.ts';
 import { ACCOUNT_MIGRATIONS } from '../../accounts/migrations.ts';
@@ -142,4 +143,13 @@ t.test('the credential check', async (t) => {
     }
     t.equal(await check('alice', 'alice pw', '10.0.0.5'), 'diagnostics/alice');
   });
+});
+
+t.test('the redirect after a login keeps the host name the login was reached by, with the diagnostics port', async (t) => {
+  // The session cookie has no Domain: it comes back only to the same host name.
+  t.equal(diagnosticsUrlFor('localhost:8301', 'http://127.0.0.1:8300'), 'http://localhost:8300');
+  t.equal(diagnosticsUrlFor('diag.example.net', 'http://127.0.0.1:8300'), 'http://diag.example.net:8300');
+  t.equal(diagnosticsUrlFor('[::1]:8301', 'http://127.0.0.1:8300'), 'http://[::1]:8300');
+  t.equal(diagnosticsUrlFor(undefined, 'http://127.0.0.1:8300'), 'http://127.0.0.1:8300', 'no Host: the listening address');
+  t.equal(diagnosticsUrlFor('evil.example/<x>', 'http://127.0.0.1:8300'), 'http://127.0.0.1:8300', 'not a host name: the listening address');
 });

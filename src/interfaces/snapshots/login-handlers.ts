@@ -38,7 +38,8 @@ export type LoginHandlerDeps = {
   checkCredentials: CredentialCheck;
   cookie: CookieOptions;
   /** Where the 302 points: the diagnostics role's snapshot list (absolute URL), known once it listens. */
-  location(): string;
+  /** Where the 302 sends the browser, from the login request's `Host` header (undefined when absent). */
+  location(requestHost: string | undefined): string;
 };
 
 /**
@@ -68,7 +69,7 @@ export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUs
       status: 302,
       body: undefined,
       // no-store: an answer that carries a session must not be kept by a cache on the way.
-      headers: { location: deps.location(), 'set-cookie': loginCookies(token, deps.cookie), 'cache-control': 'no-store' },
+      headers: { location: deps.location(typeof request.headers.host === 'string' ? request.headers.host : undefined), 'set-cookie': loginCookies(token, deps.cookie), 'cache-control': 'no-store' },
     };
   };
   return { loginDiagnosticsUser };

@@ -25,6 +25,23 @@ const sessionsOf = (context: ModuleContext<Config>) =>
     idleSeconds: context.config.diagnosticsSessionIdleSeconds,
   });
 
+const HOST_NAME = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The diagnostics role's URL under the host name the login was reached by: the session cookie is set
+ * for that name (no Domain), so a redirect to the listening address (127.0.0.1) after a login at
+ * `localhost` would arrive without it. The port stays the diagnostics role's.
+ *
+ * @example
+ * diagnosticsUrlFor('localhost:8301', 'http://127.0.0.1:8300') // 'http://localhost:8300'
+ */
+export function diagnosticsUrlFor(loginHost: string | undefined, listening: string): string {
+  const name = loginHost === undefined ? undefined : HOST_NAME.exec(loginHost)?.[1];
+  if (name === undefined) return listening;
+  const url = new URL(listening);
+  return `${url.protocol}//${name}${url.port ? `:${url.port}` : ''}`;
+}
+
 /**
  * Interface C, the snapshot diagnostics API (diagnostics role) and its login server (login role): a
  * form login that sets the session cookies, sessions in the store, snapshots per account streamed to
@@ -60,7 +77,7 @@ export const snapshotsModule = {
         diagnosticsProfile: config.diagnosticsAccessProfile,
       }),
       cookie: { domain: config.diagnosticsCookieDomain, secure: config.diagnosticsSecureCookies, lifetimeSeconds: config.diagnosticsSessionLifetimeSeconds },
-      location: () => `${diagnosticsUrl()}${LIST_PATH}`,
+      location: (host) => `${diagnosticsUrlFor(host, diagnosticsUrl())}${LIST_PATH}`,
     });
     const { notAcceptable, ...operations } = createSnapshotHandlers({ service, baseUrl: diagnosticsUrl });
     return {

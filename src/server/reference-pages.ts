@@ -1,0 +1,181 @@
+// The API reference every role serves beside its interfaces (not part of any contract, like /metrics):
+//   GET /openapi/<name>.yaml|.json  each spec the role serves, its `servers` pointing at the role itself;
+//   GET /docs                       Swagger UI over those specs (a selector when there are several), with
+//                                   links to the other roles' pages;
+//   GET /docs/<file>                Swagger UI's own files from the installed swagger-ui-dist, and the
+//                                   page's init script: no inline script and no CDN, so the page carries
+//                                   a strict Content-Security-Policy.
+// HEAD works wherever GET does; answers carry ETags (conditional GET gives 304) and are gzipped when
+// accepted. /docs/ redirects to /docs; anything else under /docs/ or /openapi/ is a 404, other methods a 405.
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { representation, sendRepresentation, type Representation } from './reference-representation.ts';
+import { renderSpec, type ReferenceSpec, type SpecFormat } from './reference-specs.ts';
+import { createSwaggerUiAssets, SWAGGER_UI_VERSION, type SwaggerUiAssets } from './swagger-ui-assets.ts';
+
+export type { ReferenceSpec } from './reference-specs.ts';
+
+export type ReferencePagesOptions = {
+  role: string;
+  /** The specs the role serves, in the order the page's selector lists them. */
+  specs: readonly ReferenceSpec[];
+  /** Where every role listens (its port; undefined or 0 when unknown), for the links between the pages. */
+  rolePorts?: () => Readonly<Record<string, number | undefined>>;
+  /** The Swagger UI files (tests pass their own). */
+  assets?: SwaggerUiAssets;
+};
+
+export type ReferencePages = {
+  /** Whether a request target is one of the reference pages' (/docs, /docs/..., /openapi/...). */
+  claims(url: string): boolean;
+  /** Answers a claimed request. */
+  answer(req: IncomingMessage, res: ServerResponse): Promise<void>;
+};
+
+/**
+ * What the page allows: its own origin only, plus what Swagger UI really needs: inline styles (React
+ * sets `style` attributes) and `data:` images (its CSS icons). No inline script, no eval, no framing.
+ */
+export const REFERENCE_PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: OutgoingHttpHeaders = {
+  'content-security-policy': REFERENCE_PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Starts Swagger UI on the specs the page lists in `data-urls` (a file of its own: the CSP forbids inline script). */
+const INIT_SCRIPT = `// Portolan reference page: starts Swagger UI on the specs the page lists in data-urls.
+window.addEventListener('load', function () {
+  var root = document.getElementById('swagger-ui');
+  window.ui = SwaggerUIBundle({
+    urls: JSON.parse(root.dataset.urls),
+    'urls.primaryName': root.dataset.primary,
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    displayOperationId: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: 'StandaloneLayout'
+  });
+});
+`;
+
+const PAGE_CSS = `.portolan-roles { font-family: sans-serif; font-size: 14px; padding: 8px 20px; background: #1b1b1b; color: #fff; }
+.portolan-roles a { color: #89bf04; margin-right: 12px; }
+.portolan-roles strong { margin-right: 16px; }
+`;
+
+const OWN_FILES: Readonly<Record<string, Representation>> = {
+  'init.js': representation(INIT_SCRIPT, 'text/javascript; charset=utf-8', 'no-cache'),
+  'portolan.css': representation(PAGE_CSS, 'text/css; charset=utf-8', 'no-cache'),
+};
+
+/** The reference pages of one role. */
+export function createReferencePages(options: ReferencePagesOptions): ReferencePages {
+  const assets = options.assets ?? createSwaggerUiAssets();
+  const specs = new Map(options.specs.map((spec) => [spec.name, spec]));
+  // Each spec is rendered on its first request, once per format.
+  const rendered = new Map<string, Representation>();
+  const specRepresentation = (name: string, format: SpecFormat): Representation | undefined => {
+    const spec = specs.get(name);
+    if (!spec) return undefined;
+    const key = `${name}.${format}`;
+    let rep = rendered.get(key);
+    if (!rep) rendered.set(key, (rep = renderSpec(spec, options.role, format)));
+    return rep;
+  };
+
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(req, res, 405, 'Only GET and HEAD are allowed here.', { allow: 'GET, HEAD' });
+    const path = pathOf(req.url ?? '/');
+    if (path === '/docs') return sendRepresentation(req, res, page(options, hostnameOf(req)), SECURITY_HEADERS);
+    if (path === '/docs/') return plain(req, res, 301, 'See /docs.', { location: '/docs' });
+    if (path.startsWith('/docs/')) {
+      const name = path.slice('/docs/'.length);
+      const own = Object.hasOwn(OWN_FILES, name) ? OWN_FILES[name] : undefined;
+      const rep = own ?? (await assets.get(name));
+      if (rep) return sendRepresentation(req, res, rep, SECURITY_HEADERS);
+    } else {
+      const match = /^\/openapi\/([a-z0-9-]+)\.(yaml|json)$/.exec(path);
+      const rep = match ? specRepresentation(match[1]!, match[2] as SpecFormat) : undefined;
+      if (rep) return sendRepresentation(req, res, rep, { ...SECURITY_HEADERS, 'access-control-allow-origin': '*' });
+    }
+    return plain(req, res, 404, 'Not found.');
+  }
+
+  return {
+    claims: (url) => {
+      const path = pathOf(url);
+      return path === '/docs' || path.startsWith('/docs/') || path.startsWith('/openapi/');
+    },
+    answer,
+  };
+}
+
+/** The page: Swagger UI's files, the init script, the specs in `data-urls`, links to the other roles' pages. */
+function page(options: ReferencePagesOptions, hostname: string): Representation {
+  const v = `?v=${encodeURIComponent(SWAGGER_UI_VERSION)}`;
+  const urls = options.specs.map((spec) => ({ url: `/openapi/${spec.name}.json`, name: `${spec.document.info.title} (${spec.name})` }));
+  const ports = options.rolePorts?.() ?? {};
+  const links = Object.entries(ports)
+    .filter(([role, port]) => role !== options.role && port)
+    .map(([role, port]) => `<a href="${escapeHtml(`http://${hostname}:${port}/docs`)}">${escapeHtml(role)}</a>`);
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Portolan ${escapeHtml(options.role)} role: API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css${v}">
+<link rel="stylesheet" href="/docs/index.css${v}">
+<link rel="stylesheet" href="/docs/portolan.css">
+<link rel="icon" type="image/png" href="/docs/favicon-32x32.png${v}" sizes="32x32">
+<link rel="icon" type="image/png" href="/docs/favicon-16x16.png${v}" sizes="16x16">
+</head>
+<body>
+<nav class="portolan-roles" aria-label="Reference pages of the roles"><strong>Portolan ${escapeHtml(options.role)} role</strong>${links.length > 0 ? `Other roles: ${links.join(' ')}` : ''}</nav>
+<div id="swagger-ui" data-urls="${escapeHtml(JSON.stringify(urls))}" data-primary="${escapeHtml(urls[0]?.name ?? '')}"></div>
+<script src="/docs/swagger-ui-bundle.js${v}"></script>
+<script src="/docs/swagger-ui-standalone-preset.js${v}"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+  return representation(html, 'text/html; charset=utf-8', 'no-cache', false);
+}
+
+/** The host name the client used to reach this role (links to the other roles keep it, with their ports). */
+function hostnameOf(req: IncomingMessage): string {
+  try {
+    if (req.headers.host) return new URL(`http://${req.headers.host}`).hostname;
+  } catch {
+    // A Host header that is no host: fall back to the address the connection came in on.
+  }
+  const local = req.socket.localAddress ?? '127.0.0.1';
+  return local.includes(':') ? `[${local}]` : local;
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function plain(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
