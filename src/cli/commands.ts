@@ -1,41 +1,107 @@
-// The `portolan` command's work (src/cli/main.ts loads it once the compile cache is on).
-import { parseArgs } from 'node:util';
-import { CONFIG_FILE_ENV, ConfigError } from '../lib/config.ts';
+// The `portolan` command (src/cli/main.ts loads it once the compile cache is on), on commander: `start`
+// here; the others are their own modules' commands, loaded only when asked for (a start loads none of
+// them) and given their arguments untouched (each parses and documents its own, `--help` included).
+import { Command, CommanderError } from 'commander';
+import { CONFIG_FILE_ENV } from '../lib/config.ts';
 import { loadConfig, SETTINGS } from '../app/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ROLE_DEFINITIONS } from '../lib/roles.ts';
 import { startSystem } from '../app/system.ts';
-import { runUsersCommand } from './users.ts';
-import { runSnapshotCommand } from './snapshot.ts';
-import { StaleContractError } from '../server/compiled-contract.ts';
+import { explainStartFailure } from './failures.ts';
 
-const USAGE = `Usage: portolan <command> [options]
+type Io = { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; stdin: NodeJS.ReadStream; env: NodeJS.ProcessEnv };
+/** For commands that write whole texts (their own newlines included). */
+const lineIo = (io: Io) => ({ stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text), env: io.env });
 
-Commands:
-  start     Start every role of the reference system (gateway, mapping, device, central,
-            diagnostics, login), each on its own port.
-  users     Manage users: users add|passwd|remove|list [--profile <name>] <username>
-            (portolan users --help).
-  snapshot  Client of the snapshot diagnostics API: snapshot upload|wait|hits|report|list|delete|
-            delete-all (portolan snapshot --help).
-
-Options:
-  -h, --help  Show this help.
-
+const SETTINGS_HELP = `
 Settings: environment variables, or the same keys in a JSON file named by ${CONFIG_FILE_ENV}
 (nested keys as objects, e.g. {"ports": {"mapping": 9081}}); the environment wins.
-${SETTINGS.map((s) => `  ${s.env.padEnd(34)} ${s.key.padEnd(22)} ${s.description} (default: ${String(s.default)})`).join('\n')}
+${SETTINGS.map((s) => `  ${s.env.padEnd(34)} ${s.description} (default: ${String(s.default)})`).join('\n')}
 `;
 
-async function start() {
-  const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel });
-  const system = await startSystem(config, { logger, clock: systemClock });
-  for (const { role, url } of system.roles) {
-    console.log(`${role.padEnd(12)} ${url}  (${ROLE_DEFINITIONS[role].seed})`);
+/** The commands that parse their own arguments: name, one-line description, and how to run them. */
+const DELEGATED: readonly { name: string; summary: string; run: (args: string[], io: Io) => Promise<number> }[] = [
+  {
+    name: 'mock',
+    summary: 'Mock every role from the specs with Prism, in one process (portolan mock --help).',
+    run: async (args, io) => (await import('../../mocks/cli.ts')).runMockCommand(args, lineIo(io)),
+  },
+  {
+    name: 'conformance',
+    summary: 'Check a target (the reference, a mock, your build) against the specs (portolan conformance --help).',
+    run: async (args, io) => (await import('../../conformance/cli.ts')).main(args, lineIo(io)),
+  },
+  {
+    name: 'spec-diff',
+    summary: 'List breaking and other changes of the specs since a git ref (portolan spec-diff --help).',
+    // spec-diff writes one line per call, without its newline.
+    run: async (args, io) => (await import('../spec-diff/cli.ts')).runSpecDiffCommand(args, { stdout: (line) => void io.stdout.write(`${line}\n`), stderr: (line) => void io.stderr.write(`${line}\n`), env: io.env, cwd: process.cwd() }),
+  },
+  {
+    name: 'generate',
+    summary: 'Regenerate the SDKs and compiled contracts in generated/ from specs/ (in a checkout of Portolan).',
+    run: runGenerate,
+  },
+  {
+    name: 'users',
+    summary: 'Manage users: users add|passwd|remove|list [--profile <name>] <username> (portolan users --help).',
+    run: async (args, io) => (await import('./users.ts')).runUsersCommand(args, io),
+  },
+  {
+    name: 'snapshot',
+    summary: 'Client of the snapshot diagnostics API: upload|wait|hits|report|list|delete|delete-all (portolan snapshot --help).',
+    run: async (args, io) => (await import('./snapshot.ts')).runSnapshotCommand(args, io),
+  },
+];
+
+async function runGenerate(args: string[], io: Io): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write('Usage: portolan generate [interface...]\n\nRegenerates generated/<interface>/ (types, SDK, compiled contract) from specs/<interface>.yaml; all interfaces when none is named.\n');
+    return 0;
   }
-  console.log('Portolan is running. Ctrl-C stops it.');
+  let generator: typeof import('../../scripts/generate.ts');
+  try {
+    generator = await import('../../scripts/generate.ts');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    io.stderr.write('portolan generate runs in a checkout of Portolan (it needs scripts/ and the devDependency @hey-api/openapi-ts): git clone, npm ci, then npm run generate.\n');
+    return 2;
+  }
+  const { INTERFACES } = await import('../lib/spec-catalog.ts');
+  const unknown = args.filter((name) => !INTERFACES.some((i) => i.name === name));
+  if (unknown.length > 0) {
+    io.stderr.write(`Unknown interface ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${INTERFACES.map((i) => i.name).join(', ')}.\n`);
+    return 2;
+  }
+  for (const name of await generator.generate(undefined, args)) io.stdout.write(`generated/${name}\n`);
+  return 0;
+}
+
+/** `portolan start`: every configured role, until SIGINT or SIGTERM. Resolves once running; 2 when it cannot start. */
+async function start(io: Io): Promise<number> {
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (error) {
+    const line = explainStartFailure(error, io.env.PORTOLAN_DATABASE ?? '');
+    if (line === undefined) throw error;
+    io.stderr.write(`${line}\n`);
+    return 2;
+  }
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  let system;
+  try {
+    system = await startSystem(config, { logger, clock: systemClock });
+  } catch (error) {
+    const line = explainStartFailure(error, config.database);
+    if (line === undefined) throw error;
+    logger.flush?.();
+    io.stderr.write(`${line}\n`);
+    return 2;
+  }
+  for (const { role, url } of system.roles) io.stdout.write(`${role.padEnd(12)} ${url}  (${ROLE_DEFINITIONS[role].seed})\n`);
+  io.stdout.write('Portolan is running. Ctrl-C stops it.\n');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -48,36 +114,54 @@ async function start() {
     }, limit);
     timer.unref();
     await system.stop({ drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs });
-    console.log('Portolan stopped.');
+    io.stdout.write('Portolan stopped.\n');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  return 0;
 }
 
-// `users` and `snapshot` parse their own options, so their arguments skip the top-level parser.
-const { values, positionals } = process.argv[2] === 'users' || process.argv[2] === 'snapshot'
-  ? { values: { help: false }, positionals: [process.argv[2]] }
-  : parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
-const command = positionals[0];
-try {
-  if (values.help || !command) {
-    console.log(USAGE);
-  } else if (command === 'start') {
-    await start();
-  } else if (command === 'users') {
-    process.exitCode = await runUsersCommand(process.argv.slice(3), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
-  } else if (command === 'snapshot') {
-    process.exitCode = await runSnapshotCommand(process.argv.slice(3), { env: process.env, stdout: process.stdout, stderr: process.stderr });
-  } else {
-    console.error(`Unknown command '${command}'.\n\n${USAGE}`);
-    process.exitCode = 2;
+/**
+ * Runs `portolan <argv>`; resolves with the exit code (a started system keeps the process alive).
+ * Usage errors (unknown command or option) are one line and exit 2.
+ */
+export async function runPortolan(argv: readonly string[], io: Io): Promise<number> {
+  let code = 0;
+  const program = new Command('portolan')
+    .description('Contract-first toolkit for a traffic-management service: the reference system, mocks, conformance, SDK generation and spec checks.')
+    .enablePositionalOptions()
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .addHelpText('after', '\nRun `portolan <command> --help` for a command\'s own options.');
+  program
+    .command('start')
+    .description('Start the roles of the reference system (gateway, mapping, device, central, diagnostics, login), each on its own port.')
+    .addHelpText('after', SETTINGS_HELP)
+    .action(async () => {
+      code = await start(io);
+    });
+  for (const command of DELEGATED) {
+    program
+      .command(command.name)
+      .description(command.summary)
+      .helpOption(false)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .passThroughOptions()
+      .argument('[arguments...]')
+      .action(async (args: string[]) => {
+        code = await command.run(args, io);
+      });
   }
-} catch (error) {
-  if (error instanceof ConfigError || error instanceof StaleContractError) {
-    console.error(error.message);
-    process.exitCode = 2;
-  } else {
-    throw error;
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
+    // Commander wrote its one line (`error: unknown command 'x'`) to stderr already.
+    return 2;
   }
+  return code;
 }

@@ -6,4 +6,12 @@
 import { enableCompileCache } from 'node:module';
 
 enableCompileCache();
-await import('./commands.ts');
+// `portolan --help | head`: a reader that stops early ends the output, not the command with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+const { runPortolan } = await import('./commands.ts');
+process.exitCode = await runPortolan(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
