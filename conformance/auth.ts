@@ -4,6 +4,7 @@ import type { HttpRequest, HttpResponse } from './http.ts';
 import { interpolate, type Scope } from './interpolate.ts';
 import { bodyMedia, exampleParts, renderRequest, type RequestParts } from './request-parts.ts';
 import type { SpecOperation, SpecSet } from './spec-set.ts';
+import { withoutCredentials } from './targets.ts';
 
 type Json = Record<string, any>;
 
@@ -84,7 +85,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     try {
       res = await options.send(await renderRequest(url, login.op, parts));
     } catch (error) {
-      return { ok: false, reason: `login ${login.op.operationId} failed: ${(error as Error).message}` };
+      return { ok: false, reason: withoutCredentials(`login ${login.op.operationId} failed: ${(error as Error).message}`) };
     }
     if (res.status === 501) return { ok: false, reason: `login ${login.op.operationId} is not implemented (501)`, notImplemented: true };
     if (res.status >= 400) return { ok: false, reason: `login ${login.op.operationId} answered ${res.status} (check the credential)` };

@@ -13,7 +13,7 @@ import { toJUnit } from './report-junit.ts';
 import { tapPoint, toTap } from './report-tap.ts';
 import { asComments, coverageLines, summaryLines } from './report-text.ts';
 import { DEFAULT_FUZZ_RUNS, runConformance, type ConformanceOptions } from './run.ts';
-import { parseTargets, type TargetMap } from './targets.ts';
+import { parseTargets, printableTargets, type TargetMap } from './targets.ts';
 import { headline, verdict } from './verdict.ts';
 
 export const USAGE = `Usage: npm run conformance -- --target <target> [options]
@@ -69,8 +69,16 @@ export type CliIo = { stdout: (text: string) => void; stderr: (text: string) => 
 
 class UsageError extends Error {}
 
-/** Exit status when a target URL cannot be reached (nothing was run). */
-export const UNREACHABLE = 3;
+/**
+ * The exit statuses of `main` (and of `portolan conformance`): `pass` nothing failed; `fail` a
+ * violation, a known failure that did not happen, a conflicting difference, or a 501 / uncovered
+ * status under --require-implemented / --require-coverage; `usage` a usage error; `unreachable` a
+ * target URL cannot be reached (nothing was run).
+ */
+export const EXIT_STATUS = { pass: 0, fail: 1, usage: 2, unreachable: 3 } as const;
+
+/** Exit status when a target URL cannot be reached (nothing was run): EXIT_STATUS.unreachable. */
+export const UNREACHABLE = EXIT_STATUS.unreachable;
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -79,22 +87,24 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     args = parseCli(argv);
   } catch (error) {
     io.stderr(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
+    return EXIT_STATUS.usage;
   }
   if (args.help) {
     io.stdout(USAGE);
-    return 0;
+    return EXIT_STATUS.pass;
   }
   const started: { stop(): Promise<void> }[] = [];
   try {
     const knownFailures = args.knownFailures ? loadKnownFailures(args.knownFailures) : undefined;
-    const primary = await prepare(args.target, started, io);
-    const other = args.compare.length > 0 ? await prepare(args.compare, started, io) : undefined;
+    const primary = await prepare(args.target, '--target', started, io);
+    const other = args.compare.length > 0 ? await prepare(args.compare, '--compare', started, io) : undefined;
     // A dead target is one line per URL, before anything runs, not one connection error per request.
-    const dead = [
-      ...(await findUnreachable(primary.targets, { timeoutMs: args.timeout })).map((d) => unreachableLine(d, '--target')),
-      ...(other ? await findUnreachable(other.targets, { timeoutMs: args.timeout }) : []).map((d) => unreachableLine(d, '--compare')),
-    ];
+    // Both targets' URLs at once (each probes all its URLs at once): one timeout at most.
+    const [deadPrimary, deadOther] = await Promise.all([
+      findUnreachable(primary.targets, { timeoutMs: args.timeout }),
+      other ? findUnreachable(other.targets, { timeoutMs: args.timeout }) : [],
+    ]);
+    const dead = [...deadPrimary.map((d) => unreachableLine(d, '--target')), ...deadOther.map((d) => unreachableLine(d, '--compare'))];
     if (dead.length > 0) {
       io.stderr(`${dead.join('\n')}\n`);
       return UNREACHABLE;
@@ -133,19 +143,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout(`${asComments(lines)}\n`);
     if (args.report) writeFileSync(args.report, toJUnit(result, differences, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage }));
     if (args.json) writeFileSync(args.json, `${JSON.stringify(toJsonSummary(result, { ...options, ...(compared ? { compareTargets: compared.result.targets } : {}) }), null, 2)}\n`);
-    return v.ok ? 0 : 1;
+    return v.ok ? EXIT_STATUS.pass : EXIT_STATUS.fail;
   } catch (error) {
     io.stderr(`conformance: ${(error as Error).message}\n`);
-    return error instanceof UsageError ? 2 : 1;
+    return error instanceof UsageError ? EXIT_STATUS.usage : EXIT_STATUS.fail;
   } finally {
     await Promise.all(started.map((r) => r.stop()));
   }
 }
 
-async function prepare(values: readonly string[], started: { stop(): Promise<void> }[], io: CliIo): Promise<{ targets: TargetMap; credentials?: Record<string, Credential>; variables?: Record<string, unknown>; stateless?: boolean }> {
+async function prepare(values: readonly string[], option: '--target' | '--compare', started: { stop(): Promise<void> }[], io: CliIo): Promise<{ targets: TargetMap; credentials?: Record<string, Credential>; variables?: Record<string, unknown>; stateless?: boolean }> {
   let parsed;
   try {
-    parsed = parseTargets(values);
+    parsed = parseTargets(values, option);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -162,7 +172,10 @@ async function prepare(values: readonly string[], started: { stop(): Promise<voi
   return reference;
 }
 
-const label = (targets: Record<string, string>) => (targets['*'] ?? Object.entries(targets).map(([k, v]) => `${k}=${v}`).join(' '));
+const label = (targets: Record<string, string>) => {
+  const shown = printableTargets(targets);
+  return shown['*'] ?? Object.entries(shown).map(([k, v]) => `${k}=${v}`).join(' ');
+};
 
 function parseCli(argv: readonly string[]) {
   const { values } = parseArgs({

@@ -22,7 +22,16 @@ export { startPrismTarget, PRISM_KNOWN_FAILURES, type PrismTarget } from './pris
 // The result and its reports.
 export { formatViolation, type Check, type CoverageRow, type Outcome, type OperationResult, type RunResult, type ScenarioResult, type Totals, type Violation } from './model.ts';
 export { verdict, toJsonSummary, type Verdict, type VerdictOptions } from './report-json.ts';
+export { headline, operationCounts, type OperationCounts } from './verdict.ts';
 export { toTap } from './report-tap.ts';
 export { toJUnit } from './report-junit.ts';
 export { summaryLines, coverageLines, asComments } from './report-text.ts';
 export { compareRuns, differentialLines, unmatched, type Difference } from './differential.ts';
+// Failures with a known cause (applied inside runConformance).
+export { applyHints, CAUSES, type Cause, type Finding, type HintContext } from './hints.ts';
+
+// Before a run: is every target URL there? One line per URL that is not.
+export { findUnreachable, unreachableLine, type UnreachableTarget } from './reachability.ts';
+
+// The command line over the same functions, and its exit statuses.
+export { main, USAGE, EXIT_STATUS, UNREACHABLE, type CliIo } from './cli.ts';

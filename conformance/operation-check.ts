@@ -4,6 +4,7 @@ import { invalidRequests } from './invalid-requests.ts';
 import type { OperationResult, ProbeResult, Violation } from './model.ts';
 import { bodyExamples, cloneParts, exampleParts, renderRequest, type RequestParts } from './request-parts.ts';
 import type { SpecOperation } from './spec-set.ts';
+import { withoutCredentials } from './targets.ts';
 
 export type Where = { role: string; url: string };
 
@@ -86,7 +87,7 @@ async function probe(ctx: EngineContext, target: SpecOperation, where: Where, pa
   try {
     res = await ctx.http.send(await renderRequest(where.url, target.op, parts));
   } catch (error) {
-    return { ...base, outcome: 'fail', violations: [violation(target, 'transport', '', `no answer from ${where.url}: ${(error as Error).message}`)] };
+    return { ...base, outcome: 'fail', violations: [violation(target, 'transport', '', withoutCredentials(`no answer from ${where.url}: ${(error as Error).message}`))] };
   }
   if (res.status === 501 && expect.kind === 'valid') return { ...base, outcome: 'not-implemented', status: 501, reason: 'answered 501' };
   const verdict = checkAnswer(ctx.specs, target, res, throughGateway(ctx, where.role, where.url), ctx.observe);

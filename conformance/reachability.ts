@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { TargetMap } from './targets.ts';
+import { withoutCredentials, type TargetMap } from './targets.ts';
 
 /**
  * Before a run: is every base URL of the target there at all? One TCP connect per distinct URL,
@@ -45,21 +45,21 @@ const REASONS: Record<string, string> = {
  * for (const d of dead) console.error(unreachableLine(d));
  */
 export async function findUnreachable(targets: TargetMap, options: { timeoutMs: number; connector?: Connector }): Promise<UnreachableTarget[]> {
-  const byUrl = Map.groupBy(Object.entries(targets), ([, url]) => url);
-  const found: UnreachableTarget[] = [];
-  for (const [url, entries] of byUrl) {
+  const byUrl = [...Map.groupBy(Object.entries(targets), ([, url]) => url)];
+  // All at once: six dead role URLs on a firewalled host take one timeout, not six. Listed in the targets' order.
+  const probed = await Promise.all(byUrl.map(async ([url, entries]): Promise<UnreachableTarget | undefined> => {
     const { hostname, port, protocol } = new URL(url);
     const host = hostname.replace(/^\[(.*)\]$/, '$1');
     const code = await (options.connector ?? tcpConnect)(host, Number(port || (protocol === 'https:' ? 443 : 80)), options.timeoutMs);
-    if (code === undefined) continue;
+    if (code === undefined) return undefined;
     const reason = code === 'ETIMEDOUT' ? `no connection within ${options.timeoutMs} ms` : REASONS[code] ?? code;
-    found.push({ keys: entries.map(([key]) => key), url, code, reason });
-  }
-  return found;
+    return { keys: entries.map(([key]) => key), url, code, reason };
+  }));
+  return probed.filter((d) => d !== undefined);
 }
 
 /**
- * The one line for an unreachable URL, naming the option that set it:
+ * The one line for an unreachable URL (without the user and password it may carry), naming the option that set it:
  * `cannot reach gateway at http://127.0.0.1:9: connection refused — is it running? (set with --target gateway=<url>)`.
  */
 export function unreachableLine(target: UnreachableTarget, option = '--target'): string {
@@ -68,5 +68,5 @@ export function unreachableLine(target: UnreachableTarget, option = '--target'):
   const set = every ? `${option} <url>` : target.keys.map((k) => `${option} ${k}=<url>`).join(', ');
   const timeout = target.reason.startsWith('no connection within') ? ', or give it longer with --timeout <ms>' : '';
   const ask = target.code === 'ENOTFOUND' || target.code === 'EAI_AGAIN' ? 'is the host name right?' : 'is it running?';
-  return `cannot reach ${what} at ${target.url}: ${target.reason} — ${ask} (set with ${set}${timeout})`;
+  return `cannot reach ${what} at ${withoutCredentials(target.url)}: ${target.reason} — ${ask} (set with ${set}${timeout})`;
 }

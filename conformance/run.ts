@@ -13,8 +13,8 @@ import { countOutcomes, type FuzzResult, type OperationResult, type RunResult, t
 import { checkOperation } from './operation-check.ts';
 import { loadScenarios, SCENARIOS_DIR, type LoadedScenario } from './scenario-file.ts';
 import { runScenario } from './scenario-runner.ts';
-import { loadSpecSet } from './spec-set.ts';
-import { targetsOf, type TargetMap } from './targets.ts';
+import { loadSpecSet, type SpecSet } from './spec-set.ts';
+import { printableTargets, targetsOf, withoutCredentials, type TargetMap } from './targets.ts';
 
 export type ConformanceOptions = {
   /** Base URL per role or interface, `*` for the rest (see targets.ts). */
@@ -76,7 +76,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   const credentials = credentialsFrom(authData, options.env ?? process.env, options.credentials);
   const overrides = { ...options.variables };
   const credentialScope = Object.fromEntries(Object.entries(credentials).filter(([, c]) => c).map(([name, c]) => [name, { ...c }]));
-  const scope = { ...loadVariables(), runId: randomBytes(6).toString('hex'), ...overrides, credentials: credentialScope };
+  const scope = { ...loadVariables(), ...derivedVariables(specs, options.targets), runId: randomBytes(6).toString('hex'), ...overrides, credentials: credentialScope };
   const http = (options.transport ?? createHttpClient)({ timeoutMs: options.timeoutMs ?? 10_000 });
   const observations: Observation[] = [];
   const progress = options.onProgress ?? (() => {});
@@ -157,11 +157,27 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       + scenarios.flatMap((s) => s.steps).reduce((n, s) => n + s.violations.length, 0)
       + fuzz.filter((f) => f.failure).length
       + scenarios.filter((s) => s.outcome === 'fail' && s.steps.every((st) => st.violations.length === 0)).length;
-    const targets = { ...options.targets };
+    // Reports print these: no user and password a target URL may carry.
+    const targets = printableTargets(options.targets);
+    for (const o of operations) if (o.url !== undefined) o.url = withoutCredentials(o.url);
     return { targets, seed, safe, stateless, fuzzRuns, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, operations, scenarios, fuzz, coverage, totals, unmetKnownFailures };
   } finally {
     await http.close();
   }
+}
+
+/**
+ * Defaults that follow the targets, over data/variables.yaml's (a `--var` still wins): the registration
+ * Host is `localhost:<port of the URL registration requests go to>` (the gateway's), as the reference
+ * system derives its own when PORTOLAN_REGISTRATION_HOST is not set, so a gateway on another port
+ * needs no `--var registrationHost`.
+ */
+export function derivedVariables(specs: SpecSet, targets: TargetMap): Record<string, unknown> {
+  const register = specs.find('registerClient');
+  const url = register ? urlOf({ targets }, register)?.url : undefined;
+  if (url === undefined || !URL.canParse(url)) return {};
+  const { port, protocol } = new URL(url);
+  return { registrationHost: `localhost:${port || (protocol === 'https:' ? '443' : '80')}` };
 }
 
 /** What the hints (hints.ts) need: the registration Host sent, and the credentials each operation sends. */

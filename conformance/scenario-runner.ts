@@ -9,6 +9,7 @@ import type { ScenarioResult, StepResult, Violation } from './model.ts';
 import { bodyExamples, bodyMedia, exampleParts, findExample, renderRequest, type RequestParts } from './request-parts.ts';
 import type { LoadedScenario, Step, StepRequest } from './scenario-file.ts';
 import type { SpecOperation } from './spec-set.ts';
+import { withoutCredentials } from './targets.ts';
 
 export type ScenarioOptions = {
   /** Interfaces the run covers (`--spec`); a scenario needing another is skipped. */
@@ -105,7 +106,7 @@ async function runRequestStep(ctx: EngineContext, id: string, step: Step, reques
     try {
       last = await ctx.http.send(rendered);
     } catch (error) {
-      return { ...result, outcome: 'fail', violations: [violation(target, 'transport', '', `${which}no answer from ${where.url}: ${(error as Error).message}`)] };
+      return { ...result, outcome: 'fail', violations: [violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(error as Error).message}`))] };
     }
     result.status = last.status;
     if (last.status === 501) return { ...result, outcome: 'not-implemented' };
@@ -152,7 +153,7 @@ async function runConcurrently(
   for (const [i, outcome] of settled.entries()) {
     const which = `request ${i + 1} of ${count}: `;
     if (outcome.status === 'rejected') {
-      violations.push(violation(target, 'transport', '', `${which}no answer from ${where.url}: ${(outcome.reason as Error).message}`));
+      violations.push(violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(outcome.reason as Error).message}`)));
       continue;
     }
     const answer = outcome.value;

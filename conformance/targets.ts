@@ -20,7 +20,7 @@ const KEYS = new Set<string>([...ROLE_NAMES, ...INTERFACES.map((i) => i.name)]);
  * @example
  * parseTargets(['gateway=http://10.0.0.5:8080', 'mapping=http://10.0.0.6:8081']);
  */
-export function parseTargets(values: readonly string[]): ParsedTargets {
+export function parseTargets(values: readonly string[], option = '--target'): ParsedTargets {
   let reference = false;
   let prism = false;
   const map: Record<string, string> = {};
@@ -35,15 +35,31 @@ export function parseTargets(values: readonly string[]): ParsedTargets {
     }
     const eq = value.indexOf('=');
     const [key, url] = eq > 0 && !/^https?:/.test(value) ? [value.slice(0, eq), value.slice(eq + 1)] : ['*', value];
-    if (key !== '*' && !KEYS.has(key)) throw new Error(`--target ${key}=...: ${key} is neither a role (${ROLE_NAMES.join(', ')}) nor an interface (${INTERFACES.map((i) => i.name).join(', ')})`);
-    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`--target ${value}: expected an http(s) URL, 'reference', or key=url`);
-    if (map[key] !== undefined) throw new Error(`--target: ${key === '*' ? 'the default URL' : key} is given twice`);
+    if (key !== '*' && !KEYS.has(key)) throw new Error(`${option} ${key}=...: ${key} is neither a role (${ROLE_NAMES.join(', ')}) nor an interface (${INTERFACES.map((i) => i.name).join(', ')})`);
+    const shown = `${key === '*' ? '' : `${key}=`}${withoutCredentials(url)}`;
+    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`${option} ${shown}: expected an http(s) URL, 'reference', or key=url`);
+    if (!URL.canParse(url)) throw new Error(`${option} ${shown}: not a valid URL`);
+    if (map[key] !== undefined) throw new Error(`${option}: ${key === '*' ? 'the default URL' : key} is given twice`);
     map[key] = url.replace(/\/+$/, '');
   }
-  if (reference && prism) throw new Error('--target reference and --target prism are two targets: use --compare for the second');
+  if (reference && prism) throw new Error(`${option} reference and ${option} prism are two targets: ${option === '--target' ? 'use --compare for the second' : 'give one with --target'}`);
   const started = reference ? 'reference' : prism ? 'prism' : undefined;
-  if (started && Object.keys(map).length > 0) throw new Error(`--target ${started} starts every role itself; don't mix it with URLs`);
+  if (started && Object.keys(map).length > 0) throw new Error(`${option} ${started} starts every role itself; don't mix it with URLs`);
   return { reference, prism, map };
+}
+
+/**
+ * A URL (or a text holding URLs, e.g. an error message) as it may be printed: without the user and
+ * password a target URL may carry (`http://u:pw@host:8080` -> `http://host:8080`), the rest unchanged.
+ */
+export function withoutCredentials(text: string): string {
+  // Up to the last '@' before the path, query or fragment: where the WHATWG parser ends the userinfo too.
+  return text.replace(/\b([a-z][a-z\d+.-]*:\/\/)[^\s/?#]*@/gi, '$1');
+}
+
+/** A target map as it may be printed: every URL without credentials. */
+export function printableTargets(map: TargetMap): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).map(([key, url]) => [key, withoutCredentials(url)]));
 }
 
 /** The base URL an operation of `interfaceName` served on `role` is sent to; undefined when none is given. */

@@ -55,3 +55,32 @@ t.test('a connection that does not come within the timeout says so and names --t
   const noHost = await findUnreachable({ '*': 'http://nowhere.example' }, { timeoutMs: 1, connector: async (_h, port) => (port === 80 ? 'ENOTFOUND' : undefined) });
   t.match(unreachableLine(noHost[0]!), /^cannot reach the target at http:\/\/nowhere\.example: no such host — is the host name right\?/, 'default port 80; an unknown host asks about the name');
 });
+
+t.test('every URL is probed at once (a firewalled host costs one timeout, not one per role), listed in the targets\' order', async (t) => {
+  const targets = { gateway: 'http://a.example:1', mapping: 'http://b.example:2', device: 'http://c.example:3', central: 'http://a.example:1', diagnostics: 'http://d.example:4' };
+  let inFlight = 0;
+  let most = 0;
+  const started: string[] = [];
+  // The first host answers last: each probe waits for more turns of the event loop than the next one.
+  const turns: Record<string, number> = { 'a.example': 8, 'b.example': 6, 'c.example': 4, 'd.example': 2 };
+  const finished: string[] = [];
+  const dead = await findUnreachable(targets, {
+    timeoutMs: 1000,
+    connector: async (host) => {
+      started.push(host);
+      most = Math.max(most, ++inFlight);
+      for (let i = 0; i < turns[host]!; i++) await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      finished.push(host);
+      return host === 'c.example' ? undefined : 'ETIMEDOUT';
+    },
+  });
+  t.same(started, ['a.example', 'b.example', 'c.example', 'd.example'], 'each distinct URL once');
+  t.equal(most, 4, 'all four probes were under way together');
+  t.same(finished, ['d.example', 'c.example', 'b.example', 'a.example'], 'they ended in the reverse order...');
+  t.same(dead.map((d) => [d.keys, d.url]), [
+    [['gateway', 'central'], 'http://a.example:1'],
+    [['mapping'], 'http://b.example:2'],
+    [['diagnostics'], 'http://d.example:4'],
+  ], '...and are listed in the targets\' order');
+});

@@ -5,13 +5,32 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ROLE_NAMES } from '../src/lib/roles.ts';
+import { findFreePorts } from '../src/lib/free-ports.ts';
+import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
 import type { TapTest } from '../src/lib/tap-test.ts';
-import { runMockCommand } from './cli.ts';
+import { listenFailureLine, runMockCommand } from './cli.ts';
+import { portSettingOf, resolveMockPorts } from './mock-ports.ts';
+import { MOCK_PORT_SHIFT } from './prism-plan.ts';
+import { MockListenError } from './prism-mocks.ts';
 
 const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
-// A random offset keeps parallel test runs off each other's ports (and off the real 9xxx mock ports).
-const offset = () => 20_000 + Math.floor(Math.random() * 20_000);
+// Every port a test listens on is one the OS has just handed out (findFreePorts or port 0), never one of
+// the 9xxx mock ports or a port some other program may use: an offset is derived from a reserved port, and
+// the roles not under test get PORTOLAN_<ROLE>_PORT=0.
+const mockPortOf = (role: RoleName) => ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT;
+/** The settings that put every role except `except` on a free port of the OS's choosing. */
+const othersOnFreePorts = (...except: RoleName[]) => Object.fromEntries(ROLE_NAMES.filter((role) => !except.includes(role)).map((role) => [portSettingOf(role), '0']));
+/** A --port-offset that puts `role` on a port reserved just now, and that port. */
+async function offsetOnto(role: RoleName): Promise<{ offset: number; port: number }> {
+  const [port] = await findFreePorts(1);
+  return { offset: port! - mockPortOf(role), port: port! };
+}
+/** Every role on its own port reserved just now, as settings, and those ports. */
+async function everyRoleOnFreePorts(): Promise<{ env: Record<string, string>; ports: Record<RoleName, number> }> {
+  const reserved = await findFreePorts(ROLE_NAMES.length);
+  const ports = Object.fromEntries(ROLE_NAMES.map((role, i) => [role, reserved[i]!])) as Record<RoleName, number>;
+  return { env: Object.fromEntries(ROLE_NAMES.map((role) => [portSettingOf(role), String(ports[role])])), ports };
+}
 /** Anything a person would read as a failure. */
 const ERRORISH = /error|fail|warn|violation|exception|cannot/i;
 
@@ -93,14 +112,22 @@ t.test('a port setting that is not a port is refused in one line naming it', asy
   t.same(run.err, ["PORTOLAN_MAPPING_PORT must be a port number from 0 to 65535 (0 picks a free port), got '80a'."]);
 });
 
-t.test('a negative port offset moves every role down; a port setting wins over it for its role', async (t) => {
-  const shift = -(1000 + Math.floor(Math.random() * 5000)); // 9080 + shift: somewhere in 3080..8080
-  const run = runInProcess(t, ['mapping', 'health', '--port-offset', String(shift)], { PORTOLAN_MAPPING_PORT: '0' });
+t.test('a negative port offset moves every role down (worked out, not bound: such ports are not ours to take)', async (t) => {
+  const ports = resolveMockPorts(['gateway', 'login'], -1500, { PORTOLAN_LOGIN_PORT: '0' });
+  t.same(ports, {
+    ok: true,
+    value: { gateway: { port: 7580, from: 'offset', setting: 'PORTOLAN_GATEWAY_PORT' }, login: { port: 0, from: 'setting', setting: 'PORTOLAN_LOGIN_PORT' } },
+  });
+});
+
+t.test('a port offset moves the roles; a port setting wins over it for its role', async (t) => {
+  const gateway = await offsetOnto('gateway');
+  const run = runInProcess(t, ['mapping', 'health', '--port-offset', String(gateway.offset)], othersOnFreePorts('gateway'));
   await run.ready;
   t.same(run.err, []);
-  t.equal(urlOf(run.out, 'gateway'), `http://127.0.0.1:${9080 + shift}`, 'the gateway moved by the offset');
+  t.equal(urlOf(run.out, 'gateway'), `http://127.0.0.1:${gateway.port}`, 'the gateway moved by the offset');
   const mapping = urlOf(run.out, 'mapping')!;
-  t.not(mapping, `http://127.0.0.1:${9081 + shift}`, 'the mapping role took its setting (0: a free port), not the offset');
+  t.not(mapping, `http://127.0.0.1:${mockPortOf('mapping') + gateway.offset}`, 'the mapping role took its setting (0: a free port), not the offset');
   const response = await fetch(`${mapping}/api/charts`);
   t.equal(response.status, 200);
   t.match(await response.json(), { status: 'success' });
@@ -109,9 +136,8 @@ t.test('a negative port offset moves every role down; a port setting wins over i
 });
 
 t.test('an explicit port setting is used as given', async (t) => {
-  const { port: free, release } = await occupy(t);
-  await release(); // the OS just handed it out: free now, and not one of the 9xxx or offset ports
-  const run = runInProcess(t, ['health', '--port-offset', String(offset())], { PORTOLAN_CENTRAL_PORT: String(free) });
+  const [free] = await findFreePorts(1);
+  const run = runInProcess(t, ['health'], { ...othersOnFreePorts('central'), PORTOLAN_CENTRAL_PORT: String(free) });
   await run.ready;
   t.equal(urlOf(run.out, 'central'), `http://127.0.0.1:${free}`);
   const response = await fetch(`http://127.0.0.1:${free}/health`);
@@ -121,42 +147,57 @@ t.test('an explicit port setting is used as given', async (t) => {
   t.equal(await run.exited, 0);
 });
 
-t.test('a role port in use is one line naming the role, the port and the setting; nothing stays listening', async (t) => {
+t.test('a role port in use is one line naming the role, the port and the setting, exit 2; nothing stays listening', async (t) => {
   const { port: taken } = await occupy(t);
-  const shift = offset();
+  const gateway = await offsetOnto('gateway');
   const before = await listenersSettled();
-  const run = runInProcess(t, ['health', '--port-offset', String(shift)], { PORTOLAN_MAPPING_PORT: String(taken) });
-  t.equal(await run.exited, 1);
-  t.same(run.err, [`The mapping mock cannot listen on 127.0.0.1:${taken}: the port is in use; set PORTOLAN_MAPPING_PORT to a free port.`]);
+  const run = runInProcess(t, ['health', '--port-offset', String(gateway.offset)], { ...othersOnFreePorts('gateway', 'mapping'), PORTOLAN_MAPPING_PORT: String(taken) });
+  t.equal(await run.exited, 2, 'a person fixes it: exit 2, as portolan start');
+  t.same(run.err, [`The mapping role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_MAPPING_PORT to another port (0 picks a free one).`]);
   t.same(run.out, []);
   t.equal(await listenersSettled(before), before, 'the gateway front and the Prism servers started before are closed');
-  t.ok(await refuses(9080 + shift), 'the gateway port is free again');
+  t.ok(await refuses(gateway.port), 'the gateway port is free again');
 });
 
-t.test('a role port in use because of the offset says to change the offset', async (t) => {
+t.test('a role port in use because of the offset also says to change the offset, exit 2', async (t) => {
   const { port: taken } = await occupy(t);
-  const run = runInProcess(t, ['mapping', '--port-offset', String(taken - 9081)]);
-  t.equal(await run.exited, 1);
-  t.same(run.err, [`The mapping mock cannot listen on 127.0.0.1:${taken}: the port is in use; change --port-offset, or set PORTOLAN_MAPPING_PORT to a free port.`]);
+  const run = runInProcess(t, ['mapping', '--port-offset', String(taken - mockPortOf('mapping'))], othersOnFreePorts('mapping'));
+  t.equal(await run.exited, 2);
+  t.same(run.err, [
+    `The mapping role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_MAPPING_PORT to another port (0 picks a free one). Or change --port-offset (it moves every role).`,
+  ]);
 });
 
-t.test('an address that is not this machine\'s is one line naming --host', async (t) => {
-  const run = runInProcess(t, ['health', '--host', '192.0.2.1', '--port-offset', String(offset())]); // TEST-NET-1: never local
-  t.equal(await run.exited, 1);
-  t.equal(run.err.length, 1);
-  t.match(run.err[0], /^Cannot listen for the gateway role on 192\.0\.2\.1:\d+: EADDRNOTAVAIL: check --host \(an address of this machine\)\.$/);
+t.test('an address that is not this machine\'s is one line naming --host, exit 2', async (t) => {
+  const run = runInProcess(t, ['health', '--host', '192.0.2.1'], othersOnFreePorts()); // TEST-NET-1: never local
+  t.equal(await run.exited, 2);
+  t.same(run.err, ['The gateway role cannot listen on 192.0.2.1: this machine has no such address. Set --host to one of its addresses (127.0.0.1 or 0.0.0.0).']);
+});
+
+t.test('every listen failure is the line portolan start gives, with the mock\'s flags: a privileged port names the port, not --host', async (t) => {
+  const failure = (code: string, port: number) => new MockListenError('device', '127.0.0.1', port, Object.assign(new Error(code), { code }));
+  const fromSetting = { port: 80, from: 'setting', setting: 'PORTOLAN_DEVICE_PORT' } as const;
+  const fromOffset = { port: 80, from: 'offset', setting: 'PORTOLAN_DEVICE_PORT' } as const;
+  t.equal(listenFailureLine(failure('EACCES', 80), fromSetting), 'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023.');
+  t.equal(
+    listenFailureLine(failure('EACCES', 80), fromOffset),
+    'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023. Or change --port-offset (it moves every role).',
+  );
+  t.equal(listenFailureLine(failure('EMFILE', 80), fromSetting), 'The device role cannot listen on 127.0.0.1:80 (EMFILE). Check PORTOLAN_DEVICE_PORT and --host.');
+  t.notMatch(listenFailureLine(failure('EACCES', 80), fromSetting), /PORTOLAN_HOST/);
 });
 
 t.test('in this process: every role answers, the start prints only the table, and a stop closes every port', async (t) => {
-  const shift = offset();
+  const { env, ports } = await everyRoleOnFreePorts();
   const before = await listenersSettled();
-  const run = runInProcess(t, ['--port-offset', String(shift)]);
+  const run = runInProcess(t, [], env);
   await run.ready;
   t.same(run.err, [], 'nothing on stderr');
   t.equal(run.out.length, ROLE_NAMES.length + 1, `one line per role and the ready line:\n${run.out.join('\n')}`);
   t.notMatch(run.out.join('\n'), ERRORISH);
   t.equal(run.out.at(-1), 'Prism mocks (named examples) are running in one process. Ctrl-C stops it.');
   for (const role of ROLE_NAMES) {
+    t.equal(urlOf(run.out, role), `http://127.0.0.1:${ports[role]}`, `${role} on its setting`);
     const response = await fetch(`${urlOf(run.out, role)}/health`);
     t.equal(response.status, 200, `${role} answers GET /health`);
     await response.body?.cancel();
@@ -169,8 +210,8 @@ t.test('in this process: every role answers, the start prints only the table, an
 });
 
 t.test('npm run mock: one process with no children serves every role, and SIGTERM stops it with exit 0', async (t) => {
-  const shift = offset();
-  const child = spawn(process.execPath, [CLI, '--port-offset', String(shift)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { env, ports } = await everyRoleOnFreePorts();
+  const child = spawn(process.execPath, [CLI], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -198,5 +239,5 @@ t.test('npm run mock: one process with no children serves every role, and SIGTER
   const [code] = await exited;
   t.equal(code, 0);
   t.same(out.slice(-2), ['SIGTERM: stopping the mocks.', 'Prism mocks stopped.']);
-  t.ok(await refuses(9081 + shift), 'the mapping port is closed');
+  t.ok(await refuses(ports.mapping), 'the mapping port is closed');
 });

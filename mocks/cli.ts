@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm run mock [-- <interface> ...] [options]` (and `portolan mock`): the Prism mocks of the specs in one
 // process, one listener per role on role port + 1000 (+ --port-offset), or on PORTOLAN_<ROLE>_PORT.
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { INTERFACES, type InterfaceName } from '../src/lib/spec-catalog.ts';
 import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
-import { portInUseMessage, portSettingOf, resolveMockPorts } from './mock-ports.ts';
+import { listenFailure } from '../src/app/port-check.ts';
+import { portSettingOf, resolveMockPorts, type MockPort } from './mock-ports.ts';
 import { MOCK_PORT_SHIFT, parseInterfaceNames, planMocks } from './prism-plan.ts';
 import { MockListenError, startPrismMocks, type PrismMocks } from './prism-mocks.ts';
 
@@ -87,8 +87,9 @@ function parseMockArgs(argv: readonly string[]): { ok: true; value: MockArgs } |
 
 /**
  * Runs the mock command: starts the mocks, prints one line per role (role, URL, specs) and waits for
- * SIGINT, SIGTERM or `io.signal`, then stops them. Resolves with 0 once stopped, 2 for a wrong command
- * line or setting, 1 when the mocks cannot start; each failure is one line on `io.stderr`.
+ * SIGINT, SIGTERM or `io.signal`, then stops them. Resolves with 0 once stopped; 2 for what a person fixes
+ * (a wrong command line or setting, a port out of range or in use, an address not this machine's), as
+ * `portolan start` does; 1 for an unexpected failure. Each failure is one line on `io.stderr`.
  *
  * @example
  * process.exitCode = await runMockCommand(['mapping'], { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), env: process.env });
@@ -122,9 +123,11 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
       onLog: (name, entry) => (entry.level === 'error' || entry.level === 'fatal' ? io.stderr : io.stdout)(`[${name}] ${entry.level} ${entry.message}\n`),
     });
   } catch (error) {
-    if (error instanceof MockListenError && error.code === 'EADDRINUSE') io.stderr(`${portInUseMessage(error.role, error.host, ports.value[error.role])}\n`);
-    else if (error instanceof MockListenError) io.stderr(`${error.message.replace(/\.$/, '')}: check --host (an address of this machine).\n`);
-    else io.stderr(`${(error as Error).message.split('\n')[0]}\n`);
+    if (error instanceof MockListenError) {
+      io.stderr(`${listenFailureLine(error, ports.value[error.role])}\n`);
+      return 2;
+    }
+    io.stderr(`${(error as Error).message.split('\n')[0]}\n`);
     return 1;
   }
   for (const role of mocks.roles) {
@@ -138,6 +141,15 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
   await mocks.stop();
   io.stdout('Prism mocks stopped.\n');
   return 0;
+}
+
+/**
+ * The one line for a role listener that cannot bind: `portolan start`'s (listenFailure), naming the role's
+ * port setting, --host for the address, and --port-offset too when the offset chose the port.
+ */
+export function listenFailureLine(error: MockListenError, choice: MockPort): string {
+  const line = listenFailure(error.role, error.host, error.port, error.code, choice.setting, '--host').message;
+  return choice.from === 'offset' && line.includes(choice.setting) ? `${line} Or change --port-offset (it moves every role).` : line;
 }
 
 /** Resolves with what asked to stop: SIGINT, SIGTERM or the abort signal. Removes its listeners. */
@@ -159,7 +171,7 @@ function stopRequested(signal: AbortSignal | undefined): Promise<string> {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (import.meta.main) {
   const code = await runMockCommand(process.argv.slice(2), {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),

@@ -1,6 +1,6 @@
 // Which port each mocked role listens on: role port + 1000 + `--port-offset`, or the role's
 // PORTOLAN_<ROLE>_PORT setting (the one `portolan start` reads) when the environment sets it.
-import { CORE_SETTINGS, port as portSchema } from '../src/lib/config.ts';
+import { port as portSchema, portSettingOf } from '../src/lib/config.ts';
 import { ROLE_DEFINITIONS, type RoleName } from '../src/lib/roles.ts';
 import type { Result } from '../src/lib/errors.ts';
 import { MOCK_PORT_SHIFT } from './prism-plan.ts';
@@ -8,12 +8,7 @@ import { MOCK_PORT_SHIFT } from './prism-plan.ts';
 /** A role's port and what to change to move it. */
 export type MockPort = { port: number; from: 'setting' | 'offset'; setting: string };
 
-/** The environment variable of a role's port setting, e.g. `PORTOLAN_MAPPING_PORT`. */
-export function portSettingOf(role: RoleName): string {
-  const setting = CORE_SETTINGS.find((s) => s.key === `ports.${role}`);
-  if (!setting) throw new Error(`No port setting for the ${role} role.`);
-  return setting.env;
-}
+export { portSettingOf } from '../src/lib/config.ts';
 
 /**
  * The port of each role: its PORTOLAN_<ROLE>_PORT from `env` when set (0 picks a free port), else role
@@ -43,10 +38,4 @@ export function resolveMockPorts(roles: readonly RoleName[], offset: number, env
     ports[role] = { port: value, from: 'offset', setting };
   }
   return { ok: true, value: ports as Record<RoleName, MockPort> };
-}
-
-/** The one line for a role port that is taken: which setting or flag moves it. */
-export function portInUseMessage(role: RoleName, host: string, choice: MockPort): string {
-  const fix = choice.from === 'setting' ? `set ${choice.setting} to a free port` : `change --port-offset, or set ${choice.setting} to a free port`;
-  return `The ${role} mock cannot listen on ${host}:${choice.port}: the port is in use; ${fix}.`;
 }

@@ -1,5 +1,5 @@
 // Benchmark (not a test) of `npm run mock`, issue 13 item 5: the Prism mocks of all eight specs started
-//   - as before: eight `prism mock` CLI processes (@stoplight/prism-cli, launched by mocks/prism-process.ts as
+//   - as before: eight `prism mock` CLI processes (@stoplight/prism-cli, launched by scripts/bench/prism-cli-process.ts as
 //     the old `npm run mock` launched them, readiness probe included) behind the role fronts of mocks/prism-front.ts,
 //     all under one parent (this file with --old-child);
 //   - as now: `node mocks/cli.ts`, Prism's HTTP server as a library, one process.
@@ -23,8 +23,8 @@ import { ROLE_NAMES, type RoleName } from '../../src/lib/roles.ts';
 import { portSettingOf, resolveMockPorts } from '../../mocks/mock-ports.ts';
 import { startMockFront } from '../../mocks/prism-front.ts';
 import { planMocks } from '../../mocks/prism-plan.ts';
-import { startPrism, waitUntilListening } from '../../mocks/prism-process.ts';
 import { median } from './load-generator.ts';
+import { startPrism, waitUntilListening } from './prism-cli-process.ts';
 import { writeReadmeBlock } from './readme-block.ts';
 
 const OLD_CHILD = '--old-child';

@@ -6,8 +6,8 @@
 //   - a child that calls `createStatefulHandlers()` (mocks/stateful-handlers.ts, every spec): time from
 //     its process start (performance.now(), so Node's own boot is in it) until the promise resolves, with
 //     Node's compile cache off, and again with NODE_COMPILE_CACHE pointing at a warm cache;
-//   - Prism mocking specs/mapping.yaml, started as mocks/prism-process.ts starts it: time from spawn until
-//     `GET /api/vessels` answers 200;
+//   - Prism mocking specs/mapping.yaml as `npm run mock` runs it, in-process (Prism's HTTP server as a library,
+//     mocks/prism-server.ts), in a child of its own: time from spawn until `GET /api/vessels` answers 200;
 //   - for scale, a bare node:http server: time from spawn until it answers.
 // Wall times grow with whatever else the machine runs; the CPU time each process used by the moment it was
 // ready moves much less, so compare those across runs on a shared machine.
@@ -25,13 +25,14 @@ import { flushCompileCache } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findFreePort, startPrism } from '../../mocks/prism-process.ts';
+import { findFreePorts } from '../../src/lib/free-ports.ts';
 import { ROLE_NAMES, type RoleName } from '../../src/lib/roles.ts';
 import { median } from './load-generator.ts';
 import { childProcesses } from './processes.ts';
 import { writeReadmeBlock } from './readme-block.ts';
 
 const MSW_CHILD = '--msw-child';
+const PRISM_CHILD = '--prism-child';
 
 /** The child's side of the MSW measurement: builds the handlers, prints the time since its process started. */
 async function mswChild(): Promise<void> {
@@ -43,6 +44,14 @@ async function mswChild(): Promise<void> {
   flushCompileCache();
   console.log(`MSW_READY ${readyMs.toFixed(1)} ${((user + system) / 1000).toFixed(1)}`);
   await mocks.close();
+}
+
+/** The child's side of the Prism measurement: Prism for specs/mapping.yaml in this process; prints its port once it listens. */
+async function prismChild(): Promise<void> {
+  const { startPrismServer } = await import('../../mocks/prism-server.ts');
+  const prism = await startPrismServer({ interfaceName: 'mapping', logLevel: 'error' });
+  console.log(`PRISM_READY ${prism.port}`);
+  process.once('SIGTERM', () => void prism.close().then(() => process.exit(0)));
 }
 
 /** How often a poller retries a target that does not answer yet. */
@@ -106,8 +115,8 @@ async function referenceRun(profileDir: string | undefined): Promise<ReferenceRu
   const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-startup-'));
   const children = childProcesses();
   try {
-    const ports = {} as Record<RoleName, number>;
-    for (const role of ROLE_NAMES) ports[role] = await findFreePort();
+    const free = await findFreePorts(ROLE_NAMES.length);
+    const ports = Object.fromEntries(ROLE_NAMES.map((role, i) => [role, free[i]!])) as Record<RoleName, number>;
     const env: Record<string, string> = {
       PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`,
       PORTOLAN_ADMIN_PASSWORD: 'bench-admin',
@@ -151,22 +160,20 @@ async function mswRun(compileCache?: string): Promise<MswRun> {
   }
 }
 
+/** From spawn until the in-process Prism of a fresh child answers `GET /api/vessels` 200 (its port: the one it prints when it listens). */
 async function prismRun(): Promise<number> {
-  const port = await findFreePort();
-  const t0 = performance.now();
-  const prism = startPrism({ interfaceName: 'mapping', port, logLevel: 'error' });
+  const children = childProcesses();
   try {
-    return await Promise.race([
-      firstAnswer(`http://127.0.0.1:${port}/api/vessels`, 200, t0, 60_000),
-      prism.exited.then(() => Promise.reject(new Error(`Prism exited before answering: ${prism.recentOutput().join('\n')}`))),
-    ]);
+    const t0 = performance.now();
+    const port = await children.start(['scripts/bench/startup.ts', PRISM_CHILD], { NODE_DISABLE_COMPILE_CACHE: '1' }, /^PRISM_READY (\d+)/);
+    return await firstAnswer(`http://127.0.0.1:${port}/api/vessels`, 200, t0, 60_000);
   } finally {
-    await prism.stop();
+    await children.stop();
   }
 }
 
 async function bareRun(): Promise<number> {
-  const port = await findFreePort();
+  const [port] = await findFreePorts(1);
   const t0 = performance.now();
   const child = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`], { stdio: 'ignore' });
   try {
@@ -235,7 +242,7 @@ async function main(): Promise<void> {
     `| &nbsp;&nbsp;CPU time the child used by then, ms | ${ms(msw.map((m) => m.cpuMs))} | |`,
     `| &nbsp;&nbsp;the same, from spawn (the parent's clock), ms | ${ms(msw.map((m) => m.fromSpawn))} | |`,
     `| &nbsp;&nbsp;the same with \`NODE_COMPILE_CACHE\` set (warm), from the child's process start, ms | ${ms(mswCached.map((m) => m.inProcess))} | |`,
-    `| Prism mock of specs/mapping.yaml: \`GET /api/vessels\` answers 200, ms | ${ms(prism)} | |`,
+    `| Prism mock of specs/mapping.yaml, in-process as \`npm run mock\` runs it (one child): \`GET /api/vessels\` answers 200, ms | ${ms(prism)} | |`,
     `| for scale: a bare node:http server answers, ms | ${ms(bare)} | |`,
   ];
   const table = lines.join('\n');
@@ -254,4 +261,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes(MSW_CHILD)) await mswChild();
+else if (process.argv.includes(PRISM_CHILD)) await prismChild();
 else await main();

@@ -1,7 +1,7 @@
 /** One problem found in a spec, whatever tool found it. */
 export type Finding = {
   file: string;
-  tool: 'swagger-parser' | 'spectral' | 'examples' | 'origin';
+  tool: 'yaml' | 'swagger-parser' | 'spectral' | 'examples' | 'origin';
   rule: string;
   severity: 'error' | 'warning';
   /** JSON pointer into the document, '' for the whole document. */

@@ -29,6 +29,9 @@ function elementCells(readme: string): string[] {
   return [...section.matchAll(/^\|[^|\n]*\|[^|\n]*\|(.*)\|\s*$/gm)].map((m) => m[1]!.trim()).filter((c) => c !== 'spec elements' && !/^-+$/.test(c));
 }
 
+/** Whether a README has a seed table at all (without one, no spec needs to be parsed to read it). */
+export const hasSeedTable = (readme: string) => elementCells(readme).length > 0;
+
 /** Seed pointers by file name (`mapping.yaml`), from the README text and the parsed specs. */
 export function seedPointers(readme: string, docs: ReadonlyMap<string, Doc>): Map<string, Set<string>> {
   const result = new Map<string, Set<string>>();

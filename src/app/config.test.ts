@@ -81,3 +81,22 @@ t.test('an interface\'s settings are declared beside it and join the configurati
   for (const setting of REGISTRATION_SETTINGS) t.ok(SETTINGS.includes(setting), `${setting.env} is a setting of the system`);
   t.equal(loadConfig({ PORTOLAN_REGISTRATION_PATH: '/register' }).registrationPath, '/register', 'decoded from the environment like any other');
 });
+
+t.test('a registration path every role answers itself (/docs, /openapi, /metrics) is refused with a plain reason', async (t) => {
+  for (const path of ['/docs', '/docs/register', '/openapi/x', '/metrics']) {
+    let problems: readonly string[] = [];
+    try {
+      loadConfig({ PORTOLAN_REGISTRATION_PATH: path });
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    t.same(problems, [`PORTOLAN_REGISTRATION_PATH must be a path (starting with /, no query or spaces) not under /docs, /openapi or /metrics, got '${path}'`], path);
+  }
+  for (const path of ['/docsx', '/api/docs', '/register']) t.equal(loadConfig({ PORTOLAN_REGISTRATION_PATH: path }).registrationPath, path, `${path} is fine`);
+});
+
+t.test('the registration host follows the gateway port unless it is set', async (t) => {
+  t.equal(loadConfig({ PORTOLAN_GATEWAY_PORT: '9443' }).registrationHost, 'localhost:9443');
+  t.equal(loadConfig({ PORTOLAN_GATEWAY_PORT: '9443', PORTOLAN_REGISTRATION_HOST: 'register.example.com' }).registrationHost, 'register.example.com', 'a set value wins');
+  t.equal(loadConfig({}).registrationHost, 'localhost:8080', 'the default gateway port');
+});

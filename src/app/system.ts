@@ -172,7 +172,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       const stages: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
       // Its /docs links every other role's page: at the port it listens on here, else its configured one.
       const rolePorts = () => Object.fromEntries(ROLE_NAMES.map((r) => [r, roles.find((running) => running.role === r)?.port ?? config.ports[r]]));
-      const referencePages = createReferencePages({ role, specs: app.specs, rolePorts });
+      const referencePages = config.referencePages ? createReferencePages({ role, specs: app.specs, rolePorts }) : undefined;
       const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics, referencePages, ...(deps.timers ? { timers: deps.timers } : {}) });
       const address = await server.listen(config.ports[role], config.host).catch((error: NodeJS.ErrnoException) => {
         throw listenFailure(role, config.host, config.ports[role], error.code);

@@ -159,9 +159,8 @@ export async function runPortolan(argv: readonly string[], io: Io): Promise<numb
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
-    // Commander wrote its one line (`error: unknown command 'x'`) to stderr already.
-    return 2;
+    // `--help` exits 0; a usage error (no command, `error: unknown command 'x'`, already written to stderr) 2.
+    return error.exitCode === 0 ? 0 : 2;
   }
   return code;
 }

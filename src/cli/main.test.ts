@@ -132,3 +132,19 @@ t.test('logs are JSON lines when stdout is not a terminal, readable lines with P
   t.match(pretty.join('\n'), /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: database opened/m, 'a readable line: time, level, message');
   t.notOk(pretty.some((line) => line.startsWith('{')), 'no JSON line');
 });
+
+t.test('an address the machine does not have stops the start in one line before anything is written, even with every port 0', async (t) => {
+  const dir = t.testdir({});
+  // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never an address of this machine.
+  const { code, out, err } = await run(['start'], { ...ephemeralPorts, PORTOLAN_HOST: '192.0.2.1', PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`, PORTOLAN_LOG_LEVEL: 'info' }, dir);
+  t.equal(code, 2);
+  t.match(err, /^The \w+ role cannot listen on 192\.0\.2\.1: this machine has no such address\. Set PORTOLAN_HOST to one of its addresses \(127\.0\.0\.1 or 0\.0\.0\.0\)\.\n$/);
+  t.equal(out, '');
+  t.same(readdirSync(dir), []);
+});
+
+t.test('portolan with no command prints its usage on stderr and exits 2', async (t) => {
+  const { code, err } = await run([]);
+  t.equal(code, 2);
+  t.match(err, /^Usage: portolan \[options\] \[command\]/);
+});

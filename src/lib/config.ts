@@ -22,6 +22,8 @@ export type Setting = {
   encode?: (value: unknown) => unknown;
   /** A password or key: its value is never shown (config errors, --help). */
   secret?: boolean;
+  /** Said instead of "must match pattern ..." when the value breaks the schema's pattern. */
+  patternHint?: string;
   /** The value when no source sets it, from the settings decoded before it (by key); `default` is what --help shows. */
   derive?: (values: ReadonlyMap<string, unknown>) => unknown;
 };
@@ -74,6 +76,7 @@ export const CORE_SETTINGS = [
   { key: 'maxRequestsPerSocket', env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION', schema: { type: 'integer', minimum: 0, maximum: 1_000_000 }, default: 10_000, description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).' },
   { key: 'maxConnections', env: 'PORTOLAN_MAX_CONNECTIONS', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: 4096, description: 'Open connections per role; further ones are refused until some close.' },
   { key: 'logLevel', env: 'PORTOLAN_LOG_LEVEL', schema: { enum: [...LOG_LEVELS] }, default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}.` },
+  { key: 'referencePages', env: 'PORTOLAN_REFERENCE_PAGES', schema: { type: 'boolean' }, default: true, description: 'Serve /docs (the API reference page) and /openapi/* (the specs) on every role; false passes those paths on like any other (on the gateway: to the pool).' },
   { key: 'logFormat', env: 'PORTOLAN_LOG_FORMAT', schema: { enum: ['auto', 'json', 'pretty'] }, default: 'auto', description: 'Log lines: json, pretty (human-readable), or auto (pretty on a terminal, JSON otherwise).' },
   { key: 'validateResponses', env: 'PORTOLAN_VALIDATE_RESPONSES', schema: { type: 'boolean' }, default: false, description: 'Check every response against the spec.' },
   { key: 'adminUser', env: 'PORTOLAN_ADMIN_USER', schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$' }, default: 'admin', description: 'Administrative user of the device, central and diagnostics roles.' },
@@ -92,6 +95,13 @@ export const CORE_SETTINGS = [
     encode: (value) => (Array.isArray(value) ? value.join(',') : value),
   },
 ] as const satisfies readonly Setting[];
+
+/** The environment variable of a role's port setting, e.g. `PORTOLAN_MAPPING_PORT`. */
+export function portSettingOf(role: RoleName): string {
+  const setting = CORE_SETTINGS.find((s) => s.key === `ports.${role}`);
+  if (!setting) throw new Error(`No port setting for the ${role} role.`);
+  return setting.env;
+}
 
 /** The decoded core settings, `ports` nested by role. */
 export type CoreConfig = SettingsValues<typeof CORE_SETTINGS> & { readonly ports: Readonly<Record<RoleName, number>> };
@@ -169,7 +179,7 @@ export function decodeSettings<C>(settings: readonly Setting[], env: Record<stri
     const validate = source === undefined ? undefined : validatorOf(setting);
     const valid = validate ? validate(holder) : true;
     if (!valid) {
-      const reason = validate?.errors?.map((e) => (e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.message)).join(', ');
+      const reason = validate?.errors?.map((e) => (e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.keyword === 'pattern' && setting.patternHint ? setting.patternHint : e.message)).join(', ');
       problems.push(`${source ?? setting.key} ${reason}${setting.secret ? '' : `, got '${show(fromOverride ?? fromEnv ?? fromFile)}'`}`);
     }
     values.set(setting.key, setting.decode && valid ? setting.decode(holder.value) : holder.value);

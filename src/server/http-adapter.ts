@@ -35,7 +35,7 @@ export type RoleServerOptions = {
   timers?: Timers;
   /** How long an early answer waits for the rest of an unread request body before closing (default 5 s). */
   lingerMs?: number;
-  /** The role's API reference (/docs, /openapi/*; src/server/reference-pages.ts), answered before the stages. */
+  /** The role's API reference (/docs, /openapi/*; src/server/reference-pages.ts), answered before the stages; absent, those paths go to the stages. */
   referencePages?: ReferencePages;
 };
 
@@ -93,12 +93,18 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       return;
     }
     if (options.referencePages?.claims(req.url ?? '')) {
-      // Documentation, not part of any interface's contract either (the gateway does not pass it to its pool).
+      // Documentation, not part of any interface's contract either (the gateway does not pass it to its
+      // pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and these paths go to the stages).
+      const requestId = nextId();
       await options.referencePages.answer(req, res).catch((error: unknown) => {
-        log.error({ err: error }, 'reference page could not be answered');
+        log.error({ err: error, requestId }, 'reference page could not be answered');
         if (!res.headersSent) res.writeHead(500);
         res.end();
       });
+      // One line like every request's, at debug: a browser loading /docs asks for a dozen files.
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const path = (req.url ?? '/').split('?', 1)[0]!;
+      log.debug({ requestId, method: req.method, page: path.length > 200 ? `${path.slice(0, 200)}…` : path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
       return;
     }
     const requestId = nextId();

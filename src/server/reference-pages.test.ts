@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { ROLE_NAMES } from '../lib/roles.ts';
 import type { OpenApiDocument } from '../lib/spec-catalog.ts';
 import { startTestSystem } from '../app/test-system.ts';
+import { captureLogs } from '../lib/test-logger.ts';
 import { REFERENCE_PAGE_CSP } from './reference-pages.ts';
 import { SWAGGER_UI_FILES } from './swagger-ui-assets.ts';
 import { specsOfRole, withoutServers } from './reference-test-helpers.ts';
@@ -147,4 +148,41 @@ t.test('no path reaches a file outside the allow-listed Swagger UI files', async
       t.notMatch(answer.body.toString(), /"name"\s*:\s*"portolan|"swagger-ui-dist"|root:/, 'no file content');
     }
   }
+});
+
+t.test('with PORTOLAN_REFERENCE_PAGES false, /docs and /openapi/ are paths like any other: the gateway passes them to its pool', async (t) => {
+  const { lines, logger } = captureLogs();
+  const { system } = await startTestSystem(t, { config: { referencePages: false }, logger });
+  // What the mapping role (the test system's pool member) answered, from its request lines.
+  const mappingAnswers = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'request' && r.role === 'mapping' && r.operationId !== 'getHealth');
+  for (const target of ['/docs', '/docs/swagger-ui.css', '/openapi/mapping.json']) {
+    const direct = await send(system.url('mapping'), target);
+    t.equal(direct.status, 404, `the mapping role has no ${target} of its own`);
+    t.notOk(direct.headers['content-security-policy'], 'not a reference page');
+    const before = mappingAnswers().length;
+    const viaGateway = await send(system.url('gateway'), target);
+    t.equal(viaGateway.status, 404, `${target} on the gateway`);
+    t.equal(viaGateway.headers['content-type'], direct.headers['content-type'], 'in the pool member\'s shape');
+    t.same(JSON.parse(viaGateway.body.toString()), JSON.parse(direct.body.toString()), 'the pool member\'s answer');
+    t.match(mappingAnswers().slice(before), [{ status: 404 }], 'answered by the pool member');
+  }
+  const on = await startTestSystem(t);
+  const page = await send(on.system.url('gateway'), '/docs');
+  t.equal(page.status, 200, 'by default the gateway serves its own page');
+  t.match(page.body.toString(), /Portolan gateway role/);
+});
+
+t.test('each reference-page request is logged in one line, at debug', async (t) => {
+  const { lines, logger } = captureLogs();
+  const { system } = await startTestSystem(t, { logger });
+  await send(system.url('mapping'), '/docs');
+  await send(system.url('mapping'), '/docs/swagger-ui.css?v=1');
+  await send(system.url('gateway'), '/openapi/nothing.json');
+  const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'request' && typeof r.page === 'string');
+  t.match(logged, [
+    { level: 20, role: 'mapping', method: 'GET', page: '/docs', status: 200, requestId: String, ms: Number },
+    { level: 20, role: 'mapping', method: 'GET', page: '/docs/swagger-ui.css', status: 200 },
+    { level: 20, role: 'gateway', method: 'GET', page: '/openapi/nothing.json', status: 404 },
+  ]);
+  t.equal(logged.length, 3, 'one line each');
 });

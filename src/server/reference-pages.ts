@@ -10,7 +10,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { representation, sendRepresentation, type Representation } from './reference-representation.ts';
 import { renderSpec, type ReferenceSpec, type SpecFormat } from './reference-specs.ts';
-import { createSwaggerUiAssets, SWAGGER_UI_VERSION, type SwaggerUiAssets } from './swagger-ui-assets.ts';
+import { sharedSwaggerUiAssets, SWAGGER_UI_VERSION, type SwaggerUiAssets } from './swagger-ui-assets.ts';
 
 export type { ReferenceSpec } from './reference-specs.ts';
 
@@ -20,7 +20,7 @@ export type ReferencePagesOptions = {
   specs: readonly ReferenceSpec[];
   /** Where every role listens (its port; undefined or 0 when unknown), for the links between the pages. */
   rolePorts?: () => Readonly<Record<string, number | undefined>>;
-  /** The Swagger UI files (tests pass their own). */
+  /** The Swagger UI files (default: the one cache of the process, shared by every role; tests pass their own). */
   assets?: SwaggerUiAssets;
 };
 
@@ -83,16 +83,19 @@ const OWN_FILES: Readonly<Record<string, Representation>> = {
 
 /** The reference pages of one role. */
 export function createReferencePages(options: ReferencePagesOptions): ReferencePages {
-  const assets = options.assets ?? createSwaggerUiAssets();
+  const assets = options.assets ?? sharedSwaggerUiAssets();
   const specs = new Map(options.specs.map((spec) => [spec.name, spec]));
-  // Each spec is rendered on its first request, once per format.
-  const rendered = new Map<string, Representation>();
-  const specRepresentation = (name: string, format: SpecFormat): Representation | undefined => {
+  // Each spec is rendered on its first request, once per format (concurrent first requests share it).
+  const rendered = new Map<string, Promise<Representation>>();
+  const specRepresentation = (name: string, format: SpecFormat): Promise<Representation> | undefined => {
     const spec = specs.get(name);
     if (!spec) return undefined;
     const key = `${name}.${format}`;
     let rep = rendered.get(key);
-    if (!rep) rendered.set(key, (rep = renderSpec(spec, options.role, format)));
+    if (!rep) {
+      rendered.set(key, (rep = renderSpec(spec, options.role, format)));
+      rep.catch(() => rendered.delete(key));
+    }
     return rep;
   };
 
@@ -108,7 +111,7 @@ export function createReferencePages(options: ReferencePagesOptions): ReferenceP
       if (rep) return sendRepresentation(req, res, rep, SECURITY_HEADERS);
     } else {
       const match = /^\/openapi\/([a-z0-9-]+)\.(yaml|json)$/.exec(path);
-      const rep = match ? specRepresentation(match[1]!, match[2] as SpecFormat) : undefined;
+      const rep = match ? await specRepresentation(match[1]!, match[2] as SpecFormat) : undefined;
       if (rep) return sendRepresentation(req, res, rep, { ...SECURITY_HEADERS, 'access-control-allow-origin': '*' });
     }
     return plain(req, res, 404, 'Not found.');
@@ -151,7 +154,7 @@ function page(options: ReferencePagesOptions, hostname: string): Representation 
 </body>
 </html>
 `;
-  return representation(html, 'text/html; charset=utf-8', 'no-cache', false);
+  return representation(html, 'text/html; charset=utf-8', 'no-cache');
 }
 
 /** The host name the client used to reach this role (links to the other roles keep it, with their ports). */

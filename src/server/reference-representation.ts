@@ -3,7 +3,8 @@
 // answers, with HEAD, conditional GET (304) and gzip when the client accepts it.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip as zlibGzip } from 'node:zlib';
 
 export type Representation = {
   body: Buffer;
@@ -18,12 +19,27 @@ export type Representation = {
 /** Text smaller than this goes out as it is: compressing it saves less than it costs. */
 const GZIP_MIN_BYTES = 1024;
 
-/** Builds a representation: hashes the bytes once, and gzips them once when `compressible`. */
-export function representation(body: Buffer | string, contentType: string, cacheControl: string, compressible = true): Representation {
+/** Compresses bytes off the event loop (zlib's thread pool): a 2 MB file takes tens of milliseconds. */
+export type Gzip = (bytes: Buffer) => Promise<Buffer>;
+
+/** zlib's asynchronous gzip: never gzipSync, which would stop every role of the process meanwhile. */
+export const asyncGzip: Gzip = promisify(zlibGzip);
+
+/** Builds a representation without a gzip form (hashes the bytes once): for answers too small or not worth compressing. */
+export function representation(body: Buffer | string, contentType: string, cacheControl: string): Representation {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-  const gzipped = compressible && bytes.length >= GZIP_MIN_BYTES ? gzipSync(bytes) : undefined;
-  return { body: bytes, etag, contentType, cacheControl, ...(gzipped ? { gzipped } : {}) };
+  return { body: bytes, etag, contentType, cacheControl };
+}
+
+/**
+ * Builds a representation with its gzip form, compressed once through `gzip` (asynchronous, so the
+ * event loop goes on serving meanwhile); text smaller than a packet is left as it is.
+ */
+export async function compressedRepresentation(body: Buffer | string, contentType: string, cacheControl: string, gzip: Gzip = asyncGzip): Promise<Representation> {
+  const rep = representation(body, contentType, cacheControl);
+  if (rep.body.length < GZIP_MIN_BYTES) return rep;
+  return { ...rep, gzipped: await gzip(rep.body) };
 }
 
 /**

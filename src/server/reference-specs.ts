@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import type { OpenApiDocument, ServerObject } from '../lib/spec-catalog.ts';
 import { HTTP_METHODS } from '../lib/spec-catalog.ts';
-import { representation, type Representation } from './reference-representation.ts';
+import { compressedRepresentation, type Representation } from './reference-representation.ts';
 
 // The YAML writer is loaded on the first YAML request: a role that starts never needs it (as in spec-catalog.ts).
 const require = createRequire(import.meta.url);
@@ -42,10 +42,10 @@ export function servedDocument(document: OpenApiDocument, role: string): OpenApi
   return served;
 }
 
-/** Renders a spec for one role, in YAML or JSON (the caller keeps it: the document does not change). */
-export function renderSpec(spec: ReferenceSpec, role: string, format: SpecFormat): Representation {
+/** Renders a spec for one role, in YAML or JSON, gzipped off the event loop (the caller keeps it: the document does not change). */
+export function renderSpec(spec: ReferenceSpec, role: string, format: SpecFormat): Promise<Representation> {
   const document = servedDocument(spec.document, role);
-  if (format === 'json') return representation(JSON.stringify(document), 'application/json; charset=utf-8', REVALIDATE);
+  if (format === 'json') return compressedRepresentation(JSON.stringify(document), 'application/json; charset=utf-8', REVALIDATE);
   const { stringify } = require('yaml') as typeof import('yaml');
-  return representation(stringify(document, { lineWidth: 0 }), 'application/yaml', REVALIDATE);
+  return compressedRepresentation(stringify(document, { lineWidth: 0 }), 'application/yaml', REVALIDATE);
 }

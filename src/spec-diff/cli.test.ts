@@ -88,3 +88,51 @@ t.test('a spec deleted from the working tree is every operation removed', async 
   t.equal(code, 1);
   t.match(err[0], /^specs\/mapping\.yaml: 1 breaking change\(s\) \(operation-removed\) without a major version bump .*bump info.version to 2\.0\.0$/);
 });
+
+t.test('a repository without specs compares nothing: exit 2 with one line, not a silent success', async (t) => {
+  const dir = t.testdir({ 'README.md': 'not the project\n' });
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-q', '-m', 'other');
+  const all = await run(['HEAD'], dir);
+  t.equal(all.code, 2);
+  t.equal(all.err.length, 1);
+  t.match(all.err[0], /^spec-diff: nothing compared: none of specs\/\{mapping,.*\}\.yaml is at [0-9a-f]{12} or in the working tree /);
+  t.equal(all.out, '');
+  const one = await run(['HEAD', '--spec', 'topology'], dir);
+  t.equal(one.code, 2);
+  t.same(one.err.length, 1);
+  t.match(one.err[0], /^spec-diff: nothing compared: specs\/topology\.yaml is at /);
+});
+
+t.test('a spec new since the ref is fine and said so', async (t) => {
+  const dir = repository(t);
+  writeFileSync(join(dir, 'specs/topology.yaml'), spec('1.0.0', 'name: {type: string}'));
+  const { code, out, err } = await run(['HEAD', '--spec', 'topology'], dir);
+  t.equal(code, 0);
+  t.same(err, []);
+  t.equal(out, 'specs/topology.yaml: new since HEAD, nothing to compare');
+});
+
+t.test('a git failure other than a missing path exits 2 with one line instead of passing the spec as new', async (t) => {
+  const dir = repository(t);
+  const blob = execFileSync('git', ['rev-parse', 'HEAD:specs/mapping.yaml'], { cwd: dir, encoding: 'utf8' }).trim();
+  rmSync(join(dir, '.git/objects', blob.slice(0, 2), blob.slice(2)), { force: true });
+  const { code, out, err } = await run(['HEAD'], dir);
+  t.equal(code, 2);
+  t.equal(out, '');
+  t.equal(err.length, 1);
+  t.match(err[0], /^spec-diff: cannot read specs\/mapping\.yaml at [0-9a-f]{40}: /);
+});
+
+t.test('a spec with an external $ref is refused with one line naming the spec and the ref', async (t) => {
+  const dir = repository(t);
+  writeFileSync(join(dir, 'specs/thing.yaml'), 'Thing: {type: string}\n');
+  writeFileSync(join(dir, 'specs/mapping.yaml'), spec('1.0.0', "name: {$ref: 'thing.yaml#/Thing'}"));
+  const { code, out, err } = await run(['HEAD'], dir);
+  t.equal(code, 2);
+  t.equal(out, '');
+  t.equal(err.length, 1);
+  t.match(err[0], /^spec-diff: specs\/mapping\.yaml: cannot compare with [0-9a-f]{40}: in the working tree: external \$ref 'thing\.yaml#\/Thing' at \/paths\/.*\/properties\/name: /);
+});

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { INTERFACES } from '../lib/spec-catalog.ts';
 import { formatChange } from './change.ts';
-import { compareWithCommit } from './compare.ts';
+import { compareSpecs, type Comparison } from './compare.ts';
 import { repositoryRoot, resolveCommit } from './git.ts';
 import { describeFailure } from './verdict.ts';
 
@@ -14,7 +14,8 @@ const USAGE = 'usage: portolan spec-diff <git-ref> [--spec <name>] [--json]';
 const NAMES: readonly string[] = INTERFACES.map((i) => i.name);
 
 /**
- * Runs the command; resolves to the exit code (0 fine, 1 a breaking change lacks a major bump, 2 usage).
+ * Runs the command; resolves to the exit code (0 fine, 1 a breaking change lacks a major bump, 2 usage, a
+ * git failure, a spec that cannot be compared, or no spec at all to compare).
  * @example await runSpecDiffCommand(['HEAD~3', '--spec', 'mapping'], { stdout: console.log, stderr: console.error, env: process.env })
  */
 export async function runSpecDiffCommand(argv: string[], io: SpecDiffIo): Promise<number> {
@@ -51,17 +52,19 @@ export async function runSpecDiffCommand(argv: string[], io: SpecDiffIo): Promis
     io.stderr(`spec-diff: unknown git ref '${ref}' (not a commit in this clone; fetch it or check the name)`);
     return 2;
   }
-  let verdicts;
+  let comparison: Comparison;
   try {
-    verdicts = await compareWithCommit(root, commit, values.spec ? [values.spec] : NAMES);
+    comparison = await compareSpecs(root, commit, values.spec ? [values.spec] : NAMES);
   } catch (error) {
-    io.stderr(`spec-diff: ${(error as Error).message}`);
+    io.stderr(`spec-diff: ${(error as Error).message.split('\n')[0]}`);
     return 2;
   }
+  const { verdicts, added } = comparison;
   const failed = verdicts.filter((v) => v.requiredVersion);
   if (values.json) {
-    io.stdout(JSON.stringify({ ref, commit, specs: verdicts }, null, 2));
+    io.stdout(JSON.stringify({ ref, commit, specs: verdicts, added }, null, 2));
   } else {
+    for (const name of added) io.stdout(`specs/${name}.yaml: new since ${ref}, nothing to compare`);
     for (const v of verdicts) {
       io.stdout(`specs/${v.spec}.yaml (${v.version.before} -> ${v.version.after}): ${v.breaking.length} breaking, ${v.nonBreaking.length} non-breaking`);
       for (const c of v.breaking) io.stdout(`  breaking ${formatChange(c)}`);

@@ -1,6 +1,7 @@
 // Table of before/after spec pairs, each with the exact changes the differ must report: kind, breaking
 // or not, and where. Small inline documents; the helpers below build the boilerplate around them.
 import t from 'tap';
+import { join } from 'node:path';
 import { diffSpecs } from './load.ts';
 
 type Obj = Record<string, unknown>;
@@ -89,6 +90,36 @@ const rows: Row[] = [
   { name: 'a request field that now accepts null is not', before: postThing(obj({ a: str })), after: postThing(obj({ a: { type: ['string', 'null'] } })), expect: [['null-allowed', false, `${REQ}/properties/a`]] },
   { name: 'description and example changes are not breaking', before: getThing(obj({ a: { type: 'string', description: 'x' } })), after: getThing(obj({ a: { type: 'string', description: 'y', examples: ['z'] } })), expect: [['description-changed', false, `${RES}/properties/a`]] },
   { name: 'a new security alternative is not breaking', before: getThing(obj({}), { security: [{ basic: [] }] }), after: getThing(obj({}), { security: [{ basic: [] }, { token: [] }] }), expect: [['security-alternative-added', false, '/paths/~1things~1{id}/get/security']] },
+  {
+    name: 'oneOf variants in another order are the same response',
+    before: getThing({ oneOf: [obj({ a: str }, ['a']), obj({ n: { type: 'integer' } }), str] }),
+    after: getThing({ oneOf: [str, obj({ n: { type: 'integer' } }), obj({ a: str }, ['a'])] }),
+    expect: [],
+  },
+  {
+    name: 'anyOf variants in another order are the same request',
+    before: postThing({ anyOf: [obj({ a: str }, ['a']), obj({ b: { type: 'integer' } }, ['b'])] }),
+    after: postThing({ anyOf: [obj({ b: { type: 'integer' } }, ['b']), obj({ a: str }, ['a'])] }),
+    expect: [],
+  },
+  {
+    name: 'a reordered variant that gained an optional field is matched to its old self, not its old position',
+    before: getThing({ oneOf: [obj({ a: str }, ['a']), obj({ b: str }, ['b'])] }),
+    after: getThing({ oneOf: [obj({ b: str, c: str }, ['b']), obj({ a: str }, ['a'])] }),
+    expect: [['property-added', false, `${RES}/oneOf/0/properties/c`]],
+  },
+  {
+    name: 'a request variant removed from a reordered oneOf is breaking at its old place; the others are unchanged',
+    before: postThing({ oneOf: [obj({ a: str }, ['a']), obj({ b: str }, ['b']), obj({ c: str }, ['c'])] }),
+    after: postThing({ oneOf: [obj({ c: str }, ['c']), obj({ a: str }, ['a'])] }),
+    expect: [['variant-removed', true, `${REQ}/oneOf/1`]],
+  },
+  {
+    name: 'a response variant added to a reordered anyOf is breaking at its new place',
+    before: getThing({ anyOf: [str, { type: 'integer' }] }),
+    after: getThing({ anyOf: [{ type: 'integer' }, { type: 'boolean' }, str] }),
+    expect: [['variant-added', true, `${RES}/anyOf/1`]],
+  },
 ];
 // The $ref rows need their components: the shared Thing (b removed later) and allOf's Base.
 rows[25]!.before = doc(rows[25]!.before, { Thing: obj({ a: str, b: str }) });
@@ -114,4 +145,15 @@ t.test('a recursive schema is compared without looping', async (t) => {
 t.test('YAML text is read and its version reported', async (t) => {
   const text = (version: string) => `openapi: 3.1.0\ninfo: {title: t, version: '${version}'}\npaths: {}\n`;
   t.same((await diffSpecs(text('1.2.0'), text('2.0.0'))).version, { before: '1.2.0', after: '2.0.0' });
+});
+
+t.test('an external $ref is refused in one line naming it and where it is, never read', async (t) => {
+  // Followed, this file ref would be read (swagger-parser reads file refs relative to the cwd, whatever commit the text is from).
+  const dir = t.testdir({ 'thing.yaml': 'Thing: {type: object, properties: {a: {type: string}}}\n' });
+  const fileRef = `${join(dir, 'thing.yaml')}#/Thing`;
+  await t.rejects(diffSpecs(doc(getThing(obj({ a: str }))), doc(getThing({ $ref: fileRef })), { before: 'at abc', after: 'in the working tree' }), {
+    message: `in the working tree: external $ref '${fileRef}' at ${RES}: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)`,
+  });
+  const httpRef = 'https://example.com/thing.yaml';
+  await t.rejects(diffSpecs(doc({}, { Thing: { $ref: httpRef } }), doc({})), { message: `(before): external $ref '${httpRef}' at /components/schemas/Thing: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)` });
 });

@@ -2,11 +2,11 @@
 // matched by method and path template with parameter names ignored (`/a/{id}` is `/a/{vesselId}`), then
 // parameters, request bodies, responses and security are compared in the direction they travel.
 import { isObject, toPointer } from '../lib/contract/json-pointer.ts';
+import { HTTP_METHODS } from '../lib/spec-catalog.ts';
 import { ChangeLog, type Change } from './change.ts';
 import { diffSchema } from './schema-diff.ts';
 
 type Obj = Record<string, unknown>;
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 type Operation = { path: string; method: string; pointer: string; op: Obj; params: Map<string, Obj>; security: unknown };
 
@@ -32,7 +32,7 @@ function operationsOf(doc: Obj): Map<string, Operation> {
   const ops = new Map<string, Operation>();
   for (const [path, rawItem] of Object.entries(obj(doc.paths))) {
     const item = obj(rawItem);
-    for (const method of METHODS) {
+    for (const method of HTTP_METHODS) {
       if (!isObject(item[method])) continue;
       const op = item[method];
       ops.set(`${method} ${templateOf(path)}`, {

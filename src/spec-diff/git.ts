@@ -4,6 +4,12 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+/** git's own complaint, on one line (its first line of stderr, else the error's). */
+const gitMessage = (error: unknown) => {
+  const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+  return (stderr || (error as Error).message).split('\n')[0]!;
+};
+
 /** The commit a ref names, or undefined when this clone does not have it. */
 export async function resolveCommit(cwd: string, ref: string): Promise<string | undefined> {
   try {
@@ -20,12 +26,27 @@ export async function repositoryRoot(cwd: string): Promise<string> {
   return stdout.trim();
 }
 
-/** A file's text at a commit, undefined when the commit has no such file. */
+/**
+ * A file's text at a commit, undefined when the commit has no such path (the only failure that means
+ * "absent"). Any other failure of git (a bad commit, a damaged object, a directory at that path) throws
+ * one line naming the path and the commit.
+ */
 export async function readAtCommit(cwd: string, commit: string, path: string): Promise<string | undefined> {
+  let entry: string;
   try {
-    const { stdout } = await run('git', ['show', `${commit}:${path}`], { cwd, maxBuffer: 64 * 1024 * 1024 });
+    // ls-tree answers nothing (and succeeds) for a path the commit does not have; it fails for a bad commit.
+    ({ stdout: entry } = await run('git', ['ls-tree', '-z', '--full-tree', '--end-of-options', commit, '--', path], { cwd }));
+  } catch (error) {
+    throw new Error(`cannot read ${path} at ${commit}: ${gitMessage(error)}`);
+  }
+  const line = entry.split('\0').find((l) => l.endsWith(`\t${path}`));
+  if (!line) return undefined;
+  const [, type, object] = line.split('\t')[0]!.split(' ');
+  if (type !== 'blob') throw new Error(`cannot read ${path} at ${commit}: it is a ${type}, not a file`);
+  try {
+    const { stdout } = await run('git', ['cat-file', 'blob', object!], { cwd, maxBuffer: 64 * 1024 * 1024 });
     return stdout;
-  } catch {
-    return undefined;
+  } catch (error) {
+    throw new Error(`cannot read ${path} at ${commit}: ${gitMessage(error)}`);
   }
 }

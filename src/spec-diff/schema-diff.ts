@@ -2,7 +2,7 @@
 // schema may no longer accept, or a response schema may newly send, breaks someone. `allOf` is merged
 // first and `nullable: true` read as a `null` type, so refactorings that change no instance are silent.
 import { isObject, toPointer } from '../lib/contract/json-pointer.ts';
-import type { ChangeLog, Direction } from './change.ts';
+import { ChangeLog, type Direction } from './change.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -151,15 +151,66 @@ function diffAdditionalProperties(old: Schema, now: Schema, direction: Direction
   else if (isObject(a) && isObject(b)) diffSchema(a, b, direction, child(location, 'additionalProperties'), log, seen);
 }
 
+/** A schema as canonical text (keys sorted; a cycle back to an enclosing schema written by its depth): equal text, same schema. */
+function canonical(value: unknown, stack: unknown[] = []): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'undefined';
+  const up = stack.indexOf(value);
+  if (up >= 0) return `{"$cycle":${stack.length - up}}`;
+  const inner = [...stack, value];
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, inner)).join(',')}]`;
+  return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Schema)[k], inner)}`).join(',')}}`;
+}
+
 /**
- * oneOf/anyOf variants, matched by position: one fewer refuses requests, one more surprises clients. A
- * keyword on one side only is not judged here (its effect depends on the variants; type and enum still are).
+ * Pairs old variants with new ones whatever their order: identical variants first, then, among the rest,
+ * repeatedly the pair whose comparison finds the fewest breaking changes, then the fewest changes, then the
+ * nearest positions. A pairing whose pairs break nothing proves the union breaks nothing, so a reordering
+ * (with or without compatible edits) reports no breaking change. Returns [old index, new index] pairs.
+ */
+function matchVariants(a: unknown[], b: unknown[], direction: Direction, seen: Set<unknown>): [number, number][] {
+  const pairs: [number, number][] = [];
+  const freeA = new Set(a.keys());
+  const freeB = new Set(b.keys());
+  const keysB = b.map((v) => canonical(v));
+  for (const i of freeA) {
+    const key = canonical(a[i]);
+    const j = [...freeB].find((k) => keysB[k] === key);
+    if (j === undefined) continue;
+    pairs.push([i, j]);
+    freeA.delete(i);
+    freeB.delete(j);
+  }
+  const costs: { i: number; j: number; cost: [number, number, number] }[] = [];
+  for (const i of freeA) {
+    for (const j of freeB) {
+      const trial = new ChangeLog();
+      diffSchema(a[i], b[j], direction, '', trial, seen);
+      costs.push({ i, j, cost: [trial.changes.filter((c) => c.breaking).length, trial.changes.length, Math.abs(i - j)] });
+    }
+  }
+  costs.sort((x, y) => x.cost[0] - y.cost[0] || x.cost[1] - y.cost[1] || x.cost[2] - y.cost[2] || x.i - y.i);
+  for (const { i, j } of costs) {
+    if (!freeA.has(i) || !freeB.has(j)) continue;
+    pairs.push([i, j]);
+    freeA.delete(i);
+    freeB.delete(j);
+  }
+  return pairs;
+}
+
+/**
+ * oneOf/anyOf variants, matched order-independently (matchVariants): an unmatched old variant refuses
+ * requests, an unmatched new one surprises clients. A keyword on one side only is not judged here (its
+ * effect depends on the variants; type and enum still are).
  */
 function diffVariants(old: Schema, now: Schema, keyword: (typeof VARIANTS)[number], direction: Direction, location: string, log: ChangeLog, seen: Set<unknown>): void {
   const a = Array.isArray(old[keyword]) ? (old[keyword] as unknown[]) : [];
   const b = Array.isArray(now[keyword]) ? (now[keyword] as unknown[]) : [];
   if (a.length === 0 || b.length === 0) return;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) diffSchema(a[i], b[i], direction, child(location, keyword, String(i)), log, seen);
-  for (let i = b.length; i < a.length; i++) log.add('variant-removed', direction === 'request', child(location, keyword, String(i)), `${keyword} variant ${i} removed from the ${direction}`);
-  for (let i = a.length; i < b.length; i++) log.add('variant-added', direction === 'response', child(location, keyword, String(i)), `${keyword} variant ${i} added to the ${direction}`);
+  const pairs = matchVariants(a, b, direction, seen).sort((x, y) => x[1] - y[1]);
+  for (const [i, j] of pairs) diffSchema(a[i], b[j], direction, child(location, keyword, String(j)), log, seen);
+  const matchedA = new Set(pairs.map(([i]) => i));
+  const matchedB = new Set(pairs.map(([, j]) => j));
+  for (const i of a.keys()) if (!matchedA.has(i)) log.add('variant-removed', direction === 'request', child(location, keyword, String(i)), `${keyword} variant ${i} removed from the ${direction}`);
+  for (const j of b.keys()) if (!matchedB.has(j)) log.add('variant-added', direction === 'response', child(location, keyword, String(j)), `${keyword} variant ${j} added to the ${direction}`);
 }

@@ -14,4 +14,13 @@ export {
   xmlText,
 } from './xml.ts';
 export { CSV_COLUMNS, csvCell, diagnosticsCsv } from './csv.ts';
-export { IMPORTANCE_ORDER, diagnosticsPdf, type PdfOptions, type PdfSnapshot } from './pdf.ts';
+export type { PdfOptions, PdfSnapshot } from './pdf.ts';
+
+/**
+ * The PDF report (pdf.ts). pdfkit is loaded with the first report, not at start: importing it costs
+ * a start about 30 MB of memory, for a format only some requests ask for.
+ */
+export async function diagnosticsPdf(...args: Parameters<typeof import('./pdf.ts').diagnosticsPdf>): Promise<Buffer> {
+  const { diagnosticsPdf: render } = await import('./pdf.ts');
+  return render(...args);
+}

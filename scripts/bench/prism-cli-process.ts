@@ -1,13 +1,13 @@
-// The out-of-process way to run Prism: one `prism mock` CLI process per spec (@stoplight/prism-cli). `npm run mock`
-// no longer uses it (mocks/prism-server.ts runs Prism in-process); the benchmarks start it to compare
-// (scripts/bench/mocks.ts, scripts/bench/startup.ts). Its readiness probe makes Prism log one NO_PATH_MATCHED_ERROR.
+// The old, out-of-process way to run Prism, kept only as the "before" of `npm run bench:mocks`
+// (scripts/bench/mocks.ts): one `prism mock` CLI process per spec (@stoplight/prism-cli), as the old
+// `npm run mock` launched them. `npm run mock` runs Prism in-process (mocks/prism-server.ts). Its readiness
+// probe makes Prism log one NO_PATH_MATCHED_ERROR.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { get } from 'node:http';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { findFreePorts } from '../src/lib/free-ports.ts';
-import { specPath, type InterfaceName } from '../src/lib/spec-catalog.ts';
+import { specPath, type InterfaceName } from '../../src/lib/spec-catalog.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -110,10 +110,3 @@ function prismAnswers(port: number): Promise<boolean> {
     req.on('error', () => resolve(false));
   });
 }
-
-/** A port the OS says is free now (it could be taken before Prism binds it; Prism then exits and we say so). */
-export async function findFreePort(): Promise<number> {
-  return (await findFreePorts(1))[0]!;
-}
-
-export { findFreePorts };
