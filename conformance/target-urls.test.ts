@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { findFreePorts } from '../src/lib/free-ports.ts';
 import { startTestSystem } from '../src/app/test-system.ts';
 import { EXIT_STATUS, main } from './cli.ts';
 import { createFetchClient } from './http.ts';
@@ -26,13 +26,7 @@ async function run(args: string[]) {
 }
 
 /** A port nothing listens on: bound, then released. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const deadPort = async (): Promise<number> => (await findFreePorts(1))[0]!;
 
 t.test('withoutCredentials leaves out the user and password, and nothing else', async (t) => {
   t.equal(withoutCredentials(`http://u:${SECRET}@127.0.0.1:1`), 'http://127.0.0.1:1');

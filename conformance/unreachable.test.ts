@@ -1,18 +1,13 @@
 import { createServer, type AddressInfo } from 'node:net';
 import t from 'tap';
+import { findFreePorts } from '../src/lib/free-ports.ts';
 import { main, UNREACHABLE } from './cli.ts';
 import { findUnreachable, unreachableLine } from './reachability.ts';
 
 // A dead target is one line per URL and exit status 3, before anything is sent.
 
 /** A port nothing listens on: bound, then released. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const deadPort = async (): Promise<number> => (await findFreePorts(1))[0]!;
 
 async function run(args: string[]) {
   let stdout = '';

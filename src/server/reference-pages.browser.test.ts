@@ -76,14 +76,21 @@ function nonBackgroundShare(png: Buffer): number {
   return 1 - background / (width * height);
 }
 
-t.test('every role\'s /docs renders every operation of its specs in headless Chromium, from its own origin only', async (t) => {
+/** The reference system and a browser, or undefined after failing the test when Chromium is missing (never a skip). */
+async function systemAndBrowser(t: Test) {
   const missing = chromiumMissing();
   if (missing) {
     t.fail(missing);
-    return;
+    return undefined;
   }
   const { system } = await startTestSystem(t);
-  const context = await launchChromium(t);
+  return { system, context: await launchChromium(t) };
+}
+
+t.test('every role\'s /docs renders every operation of its specs in headless Chromium, from its own origin only', async (t) => {
+  const started = await systemAndBrowser(t);
+  if (!started) return;
+  const { system, context } = started;
   mkdirSync(SCREENSHOTS, { recursive: true });
 
   for (const role of ROLE_NAMES) {
@@ -124,13 +131,9 @@ t.test('every role\'s /docs renders every operation of its specs in headless Chr
 });
 
 t.test('"Try it out" on GET /health calls the role that served the page and shows its 200', async (t) => {
-  const missing = chromiumMissing();
-  if (missing) {
-    t.fail(missing);
-    return;
-  }
-  const { system } = await startTestSystem(t);
-  const context = await launchChromium(t);
+  const started = await systemAndBrowser(t);
+  if (!started) return;
+  const { system, context } = started;
   const origin = system.url('mapping');
   const guards = await guardedPage(context, origin);
   const { page, requested } = guards;
