@@ -122,6 +122,10 @@ t.test('HEAD answers the headers of GET, and a conditional GET gives 304', async
   const post = await send(base, '/docs', { method: 'POST' });
   t.equal(post.status, 405);
   t.equal(post.headers.allow, 'GET, HEAD');
+  t.equal(post.headers.connection, 'keep-alive', 'no body: the connection stays');
+  const upload = await send(base, '/docs', { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': String(10 ** 9) } });
+  t.equal(upload.status, 405, 'a 1 GB body announced, none sent: answered at once');
+  t.equal(upload.headers.connection, 'close', 'the unread body is not drained: the connection closes');
 });
 
 t.test('no path reaches a file outside the allow-listed Swagger UI files', async (t) => {

@@ -100,6 +100,9 @@ export function createReferencePages(options: ReferencePagesOptions): ReferenceP
   };
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // No page reads a request body: one that comes with a body closes its connection after the answer,
+    // so a client sending gigabytes to /docs is not read to the end (node:http would drain it to keep it alive).
+    if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0) res.setHeader('connection', 'close');
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(req, res, 405, 'Only GET and HEAD are allowed here.', { allow: 'GET, HEAD' });
     const path = pathOf(req.url ?? '/');
     if (path === '/docs') return sendRepresentation(req, res, page(options, hostnameOf(req)), SECURITY_HEADERS);

@@ -11,7 +11,7 @@ import { SNAPSHOT_MIGRATIONS } from './migrations.ts';
 import { createSessionStore } from './session-store.ts';
 import { SNAPSHOT_SETTINGS, type SnapshotConfig } from './settings.ts';
 import { negotiate, RESOURCE_FORMATS } from './formats/index.ts';
-import { createSnapshotHandlers } from './snapshot-handlers.ts';
+import { createSnapshotHandlers, HOST } from './snapshot-handlers.ts';
 import { createSnapshotService } from './snapshot-service.ts';
 
 type Config = CoreConfig & SnapshotConfig;
@@ -25,8 +25,6 @@ const sessionsOf = (context: ModuleContext<Config>) =>
     idleSeconds: context.config.diagnosticsSessionIdleSeconds,
   });
 
-const HOST_NAME = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
 /**
  * The diagnostics role's URL under the host name the login was reached by: the session cookie is set
  * for that name (no Domain), so a redirect to the listening address (127.0.0.1) after a login at
@@ -36,7 +34,7 @@ const HOST_NAME = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d
  * diagnosticsUrlFor('localhost:8301', 'http://127.0.0.1:8300') // 'http://localhost:8300'
  */
 export function diagnosticsUrlFor(loginHost: string | undefined, listening: string): string {
-  const name = loginHost === undefined ? undefined : HOST_NAME.exec(loginHost)?.[1];
+  const name = loginHost === undefined ? undefined : HOST.exec(loginHost)?.[1];
   if (name === undefined) return listening;
   const url = new URL(listening);
   return `${url.protocol}//${name}${url.port ? `:${url.port}` : ''}`;

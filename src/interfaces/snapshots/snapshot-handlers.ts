@@ -18,7 +18,8 @@ const EVERY_FORMAT: readonly Format[] = ['xml', 'json', 'pdf', 'csv'];
 /** A snapshot is kept a year after its upload (designed, as the real service shows an expiration date). */
 const KEPT_MS = 365 * 24 * 3600 * 1000;
 /** A Host header good enough to build links from; anything else falls back to the role's URL. */
-const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+/** A Host header that is a host name or bracketed IP address with an optional port; group 1 is the name. */
+export const HOST = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 
 type Body = 'snapshot' | 'snapshot_ids' | 'snapshot_processing' | 'files' | 'commands' | 'file' | 'command';
