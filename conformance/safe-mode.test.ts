@@ -9,11 +9,13 @@ const ADMIN = { user: 'admin', password: 'conformance-safe-password' };
 
 t.test('safe mode sends nothing destructive, no wrong password and does not fuzz unless asked', async (t) => {
   const requests: { method?: string; operationId?: string }[] = [];
+  let markerSeen = () => {};
   const sink = new Writable({
     write(chunk, _encoding, done) {
       for (const line of String(chunk).split('\n').filter(Boolean)) {
         const entry = JSON.parse(line);
         if (entry.msg === 'request') requests.push({ method: entry.method, operationId: entry.operationId });
+        if (entry.msg === 'request' && entry.method === 'PROPFIND') markerSeen();
       }
       done();
     },
@@ -38,7 +40,11 @@ t.test('safe mode sends nothing destructive, no wrong password and does not fuzz
   t.notOk(result.operations.some((o) => o.probes.some((p) => p.name === 'wrong credentials')), 'no wrong password is sent');
   t.ok(result.operations.some((o) => o.probes.some((p) => p.name === 'no credentials')), 'requests without credentials still are');
 
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // A request is logged when its answer has gone out: one more request, logged after every answer of the run,
+  // tells when the log holds them all (an event, not a pause).
+  const logged = new Promise<void>((resolve) => (markerSeen = resolve));
+  await (await fetch(`${targets.mapping}/`, { method: 'PROPFIND' })).arrayBuffer(); // a method no check sends
+  await logged;
   const destructive = new Set(Object.entries(loadOperationData()).filter(([, d]) => d.destructive).map(([id]) => id));
   t.ok(requests.length > 50, `the server saw the run (${requests.length} requests)`);
   t.same(requests.filter((r) => r.method === 'DELETE'), [], 'the server received no DELETE');

@@ -233,7 +233,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     },
     stop: async ({ drainMs = 0, timeoutMs = config.shutdownTimeoutMs } = {}) => {
       draining = true;
-      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+      if (drainMs > 0) await new Promise<void>((resolve) => (deps.timers ?? systemTimers).after(drainMs, resolve));
       await Promise.all(servers.map((s) => s.close(timeoutMs)));
       await stopModules();
       await gateway?.close();

@@ -19,8 +19,11 @@ t.test('start serves every role, prints each URL, and stops cleanly on SIGTERM',
   t.teardown(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('Portolan is running') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // Until the banner is out, or the child has exited (then the checks below say what is missing).
+  await new Promise<void>((resolve) => {
+    child.stdout.on('data', () => out.includes('Portolan is running') && resolve());
+    child.on('exit', () => resolve());
+  });
   const urls = Object.fromEntries([...out.matchAll(/^(\w+)\s+(http:\/\/\S+)/gm)].map((m) => [m[1], m[2]]));
   t.same(Object.keys(urls).sort(), [...ROLE_NAMES].sort(), 'a URL per role');
   for (const role of ROLE_NAMES) {

@@ -1,12 +1,14 @@
-/** Resolves with `work`'s result, or with `onTimeout()` once `ms` have passed, whichever is first. */
-export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+import { systemTimers, type Timers } from './timers.ts';
+
+/** Resolves with `work`'s result, or with `onTimeout()` once `ms` have passed on `timers`, whichever is first. */
+export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => T, timers: Timers = systemTimers): Promise<T> {
+  let cancel: () => void = () => {};
   const timeout = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(onTimeout()), ms);
+    cancel = timers.after(ms, () => resolve(onTimeout()));
   });
   try {
     return await Promise.race([work, timeout]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }

@@ -75,7 +75,9 @@ t.test('graceful stop: /health turns 503 first, in-flight requests finish, then 
   const slow = new Promise<void>((resolve) => (release = resolve));
   let entered: () => void = () => {};
   const arrived = new Promise<void>((resolve) => (entered = resolve));
-  const { system } = await startTestSystem(t, {
+  // The drain runs on the test's clock: the order below is the test's, not the machine's speed.
+  const { system, clock } = await startTestSystem(t, {
+    fakeTimers: true,
     handlers: { topology: { loginManagementUser: async () => { entered(); await slow; return { status: 401, body: { code: 401, message: 'Authentication failed.', kind: ':resterrorresponse' } }; } } },
   });
   const healthUrl = `${system.url('mapping')}/health`;
@@ -90,7 +92,8 @@ t.test('graceful stop: /health turns 503 first, in-flight requests finish, then 
   const during = await fetch(healthUrl);
   t.equal(during.status, 503, '/health answers 503 while draining');
   t.match(await during.json(), { status: 'unhealthy', services: 'unavailable' });
-  setTimeout(release, 400);
+  await clock.advanceAsync(300); // the drain ends: the listeners close while the request is still in its handler
+  release();
   t.equal((await inFlight).status, 401, 'the in-flight request finished with its own answer');
   await stopping;
   await t.rejects(fetch(healthUrl), 'the listener is closed');

