@@ -43,6 +43,14 @@ export type GetRateLimitStatusData = {
 
 export type GetRateLimitStatusErrors = {
     /**
+     * Designed (RFC 6750 3.1 `invalid_request`). The request's `Authorization` has the Bearer scheme
+     * (in any case) or contains `Bearer`, but is not one `Bearer <token>`: several fields, another
+     * scheme before it, no token, a field after the token, a comma or non-ASCII character, or a token over 4096
+     * characters. The request is not counted and not passed on. The message never repeats the header.
+     *
+     */
+    400: GatewayError;
+    /**
      * Unexpected failure of the gateway, for example the counter store cannot be read (designed).
      */
     500: GatewayError;

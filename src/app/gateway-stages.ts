@@ -5,7 +5,7 @@ import type { Stage, StageResponse, StagedRequest } from '../server/stages.ts';
 import { hasBody } from '../server/body-policy.ts';
 import { splitTarget } from '../server/request-parsing.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
-import type { RateLimiter } from '../gateway/rate-limit/index.ts';
+import { authorizationFields, type RateLimiter } from '../gateway/rate-limit/index.ts';
 import type { Proxy } from '../traffic/index.ts';
 import { isWritable } from '../traffic/answer-writer.ts';
 
@@ -31,8 +31,8 @@ const CLIENT_CLOSED = 499;
 
 /**
  * The gateway role as ordered stages, run by the one HTTP adapter (and in-process by the MSW handlers):
- * 1. the rate limiter (E) counts requests with a bearer token and answers 429 past the limit
- *    (`GET /rate_limit_status` is never counted);
+ * 1. the rate limiter (E) counts requests with a bearer token and answers 429 past the limit, 400 to an
+ *    Authorization that names Bearer but is not one `Bearer <token>` (`GET /rate_limit_status` is never counted);
  * 2. a registration request (D: POST + configured path + configured Host) is answered here, its body
  *    read up to the registration cap (none declared: empty), its connection bounded by the
  *    registration session timeout and lifetime;
@@ -46,10 +46,18 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
 
   const limit: Stage = async (request) => {
     if (request.method === 'GET' && pathOf(request.url) === STATUS_PATH) return undefined;
-    const decision = await options.limiter.check(request.headers.authorization);
+    // Every Authorization field, not node's first one only: the member behind receives them all.
+    const decision = await options.limiter.check(authorizationFields(request.rawHeaders));
     if (decision.kind === 'limited') return { status: 429, body: decision.status, headers: { 'retry-after': String(decision.retryAfterSeconds) } };
+    if (decision.kind === 'malformed') return malformedBearer(request, decision.reason);
     if (decision.kind === 'unavailable') return gatewayError(request, 'unavailable', 'rate-limit counter store unavailable; try again later');
     return undefined;
+  };
+
+  /** RFC 6750 3.1 invalid_request: 400 with the challenge, in the gateway's shape (specs/rate-limit.yaml MalformedBearer). */
+  const malformedBearer = (request: StagedRequest, reason: string): StageResponse => {
+    const rendered = gatewayError(request, 'invalidRequest', reason);
+    return { ...rendered, headers: { ...rendered.headers, 'www-authenticate': 'Bearer error="invalid_request"' } };
   };
 
   const register: Stage = (request) => {

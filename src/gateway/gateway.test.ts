@@ -100,7 +100,8 @@ t.test('requests without a bearer token are never limited, and another method on
   const { system } = await startTestSystem(t, { config: { monitorIntervalMs: 50, rateLimitLimit: 2 } });
   const gateway = system.url('gateway');
   for (let i = 0; i < 5; i++) t.equal((await send(gateway, { path: '/api/vessels', headers: { authorization: 'Basic YTpi' } })).status, 200);
-  for (let i = 0; i < 5; i++) t.equal((await send(gateway, { path: '/api/vessels', headers: { authorization: 'Bearer' } })).status, 200, 'Bearer without a token');
+  // Designed (specs/rate-limit.yaml, MalformedBearer): `Bearer` without a token is refused, not passed on uncounted.
+  for (let i = 0; i < 2; i++) t.equal((await send(gateway, { path: '/api/vessels', headers: { authorization: 'Bearer' } })).status, 400, 'Bearer without a token');
   const token = bearer('post-status');
   t.equal((await send(gateway, { method: 'POST', path: '/rate_limit_status', headers: token })).status, 404, 'POST /rate_limit_status goes to the pool (which has no such path)');
   t.equal((await send(gateway, { method: 'POST', path: '/rate_limit_status', headers: token })).status, 404);

@@ -14,6 +14,7 @@ import type { HandlerResponse } from './handler-types.ts';
 import type { ErrorRenderer } from './role-app.ts';
 import { runStages, type ConnectionControl, type Stage, type StageResponse } from './stages.ts';
 import { closeServer, listenOn } from './listen.ts';
+import { headRefusal, overflowRefusal, PARSER_HEADERS_COUNT, parserHeadLimit } from './head-limits.ts';
 import type { ReferencePages } from './reference-pages.ts';
 
 /** What every listener sets on its clients (the settings of the same names). */
@@ -49,9 +50,8 @@ export type RoleServer = {
   close(timeoutMs?: number): Promise<void>;
 };
 
-/** Node's parser errors and timeouts, as the registry's codes (anything else is a malformed request). */
+/** Node's parser errors and timeouts, as the registry's codes (anything else is a malformed request; an overflow is judged apart). */
 const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
-  HPE_HEADER_OVERFLOW: { code: 'headersTooLarge', message: 'The request head (request line and headers) is larger than the limit.' },
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'requestTimeout', message: 'The request was not received within the time limit.' },
 };
 const MALFORMED = { code: 'invalidRequest', message: 'The request is not valid HTTP/1.1.' } as const;
@@ -72,7 +72,8 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   const inFlight = new WeakMap<Duplex, ServerResponse>();
 
   const server = createServer({
-    maxHeaderSize: limits.maxHeaderBytes,
+    // Node's one limit covers the target and the headers together; ours are judged apart, the target first.
+    maxHeaderSize: parserHeadLimit(limits),
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -80,7 +81,9 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 10),
   }, async (req, res) => {
     const started = process.hrtime.bigint();
-    if (req.method === 'GET' && req.url === '/metrics') {
+    const url = originForm(req.url ?? '/');
+    const overLimit = headRefusal(limits, url, req.rawHeaders);
+    if (!overLimit && req.method === 'GET' && req.url === '/metrics') {
       // Observability, not part of any interface's contract: answered before the stages.
       try {
         const text = await options.metrics.render();
@@ -92,7 +95,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       }
       return;
     }
-    if (options.referencePages?.claims(req.url ?? '')) {
+    if (!overLimit && options.referencePages?.claims(req.url ?? '')) {
       // Documentation, not part of any interface's contract either (the gateway does not pass it to its
       // pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and these paths go to the stages).
       const requestId = nextId();
@@ -115,9 +118,8 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
     });
     let response: StageResponse;
-    const url = originForm(req.url ?? '/');
-    if (url.length > limits.maxUrlLength) {
-      response = refusal('uriTooLong', `The request target is longer than ${limits.maxUrlLength} characters.`, req.headers);
+    if (overLimit) {
+      response = refusal(overLimit.code, overLimit.message, req.headers);
     } else if (!url.startsWith('/')) {
       response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.', req.headers);
     } else {
@@ -168,6 +170,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     log[level]({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log, ...(cut ? { cut } : {}) }, 'request');
   });
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  server.maxHeadersCount = PARSER_HEADERS_COUNT;
   server.maxConnections = limits.maxConnections;
 
   /**
@@ -194,8 +197,9 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     pending?.destroy();
   }
 
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const { code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex) => {
+    const { code, message } =
+      error.code === 'HPE_HEADER_OVERFLOW' ? overflowRefusal(limits, error.rawPacket, error.bytesParsed) : (CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED);
     refuseOnSocket(socket, code, message);
   });
   // A connection a stage set an idle limit on (the gateway's registration session) and that went quiet.

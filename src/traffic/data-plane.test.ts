@@ -123,7 +123,7 @@ t.test('addresses that are not loopback, and ports past 65535, are kept and show
   const high = { ...service('/T/A/high', 0, []), port: 60_000 };
   t.same(await dataPlane.apply([spec, high]), { ok: true });
   t.same(dataPlane.status()['/T/A/web']!.addresses, [
-    { address: '10.0.1.10%2', port: port!, bound: false, reason: 'not a loopback address: only 127.0.0.0/8 and ::1 are bound on this device' },
+    { address: '10.0.1.10%2', port: port!, bound: false, reason: 'not a loopback address: only 127.0.0.0/8 (also IPv4-mapped) and ::1 are bound on this device' },
     { address: '127.0.0.1%2', port: port!, bound: true, url: `http://127.0.0.1:${port}` },
   ]);
   t.match(dataPlane.status()['/T/A/high']!.addresses, [{ bound: false, port: 70_000, reason: /outside 1-65535/ }]);

@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Timers } from '../lib/timers.ts';
 import { createPool, type MonitorSettings, type Pool, type PoolOptions } from './pool.ts';
+import { createHopMarker } from './hop-marker.ts';
 import { createQlogTrace, type QlogTrace } from './qlog.ts';
 import type { DataPlaneLevel } from './service-events.ts';
 import { bindFailureReason, listenPlan } from './virtual-address.ts';
@@ -89,6 +90,8 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   let eventLevel: DataPlaneLevel = 'Critical';
   let closed = false;
   const hooks = { trace: () => trace, accessLog: () => accessLog, eventLevel: () => eventLevel };
+  // One Via marker for all its listeners: a loop from one service through another and back is seen too.
+  const hop = createHopMarker();
 
   // One change at a time: each waits for the one before, whatever its outcome.
   let queue: Promise<unknown> = Promise.resolve();
@@ -136,7 +139,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       if (listeners.has(plan.url)) staged.takenOver.push(plan.url);
       else {
         const server = createVirtualServer({
-          name: spec.key, address: plan.host, port: plan.port, pool, clock, timers, logger, hooks,
+          name: spec.key, address: plan.host, port: plan.port, pool, clock, timers, logger, hooks, hop,
           ...(options.upstreamTimeoutMs ? { upstreamTimeoutMs: options.upstreamTimeoutMs } : {}),
           ...(options.connectionsPerMember ? { connectionsPerMember: options.connectionsPerMember } : {}),
           ...(options.closeGraceMs ? { closeGraceMs: options.closeGraceMs } : {}),

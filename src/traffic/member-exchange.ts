@@ -34,8 +34,11 @@ export type ProxyAnswer =
    * cuts the exchange with the member.
    */
   | { kind: 'answer'; member: string; status: number; statusText: string; headers: string[]; body: Readable }
-  /** No answer: the gateway answers 502 or 504 with `message` (a member and a cause, never request details). */
-  | { kind: 'failed'; member?: string; code: ProxyErrorCode; message: string }
+  /**
+   * No answer: the gateway answers 502 or 504 with `message` (a member and a cause, never request details).
+   * `loop`: the request was not sent at all, it had been through this proxy before (hop-marker.ts).
+   */
+  | { kind: 'failed'; member?: string; code: ProxyErrorCode; message: string; loop?: true }
   /** The client went away before the answer started. */
   | { kind: 'cancelled'; member: string };
 
@@ -43,6 +46,8 @@ export type ExchangeLimits = {
   /** The member must make progress within this time: answer headers, read request body, send answer body. */
   timeoutMs: number;
   timers: Timers;
+  /** This proxy's `Via` entry, appended to the request's (hop-marker.ts). */
+  via?: string;
 };
 
 /**
@@ -81,7 +86,7 @@ export async function exchangeWithMember(upstream: Pick<Dispatcher, 'request'>, 
     response = await upstream.request({
       method: request.method as Dispatcher.HttpMethod,
       path: request.url,
-      headers: upstreamHeaders(request.rawHeaders, request.clientAddress),
+      headers: upstreamHeaders(request.rawHeaders, request.clientAddress, limits.via),
       body: feed?.stream ?? null,
       signal: abort.signal,
       responseHeaders: 'raw',

@@ -1,6 +1,7 @@
 import { Pool as UpstreamPool } from 'undici';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
+import { createHopMarker, loopProblem, type HopMarker } from './hop-marker.ts';
 import { exchangeWithMember, type ProxyAnswer, type ProxyRequest } from './member-exchange.ts';
 import type { Member, Pool } from './pool.ts';
 
@@ -19,6 +20,11 @@ export type ProxyOptions = {
   logger: Logger;
   /** Where the upstream timeout comes from (default: real timers). */
   timers?: Timers;
+  /**
+   * Who this proxy is in `Via` (default: a marker of its own). Proxies that are one traffic manager (the
+   * listeners of one data plane) share one, so a loop between them is seen too.
+   */
+  hop?: HopMarker;
 };
 
 export type Proxy = {
@@ -34,7 +40,9 @@ export type Proxy = {
 /**
  * The gateway's reverse proxy: one keep-alive connection pool (undici) per member; request and
  * response bodies are streamed, never held; status, headers and body pass unchanged but for the
- * hop-by-hop fields (both ways) and X-Forwarded-For. Failures before the answer starts become the
+ * hop-by-hop fields (both ways), X-Forwarded-For and Via. A request that carries this proxy's own Via entry (a
+ * pool member leads back here) or has passed more than MAX_HOPS proxies is not sent: 502 at once, not a loop
+ * that holds a connection per round until the upstream timeout. Failures before the answer starts become the
  * gateway's 502/504; after it started, the client connection is cut. A member's answer that comes
  * before the request body was all sent is passed on at once (the adapter closes the connection after it).
  *
@@ -45,6 +53,8 @@ export type Proxy = {
 export function createProxy(options: ProxyOptions): Proxy {
   const { pool, upstreamTimeoutMs } = options;
   const timers = options.timers ?? systemTimers;
+  const hop = options.hop ?? createHopMarker();
+  const limits = { timeoutMs: upstreamTimeoutMs, timers, via: hop.via };
   const upstreams = new Map<string, UpstreamPool>();
   const upstreamFor = (member: Member) => {
     let upstream = upstreams.get(member.address);
@@ -65,9 +75,11 @@ export function createProxy(options: ProxyOptions): Proxy {
   };
 
   function exchange(request: ProxyRequest): Promise<ProxyAnswer> {
+    const loop = loopProblem(request.rawHeaders, hop);
+    if (loop) return Promise.resolve({ kind: 'failed', code: 'badGateway', message: loop, loop: true });
     const member = pool.pick();
     if (!member) return Promise.resolve({ kind: 'failed', code: 'badGateway', message: `no member of pool ${pool.name} is up` });
-    return exchangeWithMember(upstreamFor(member), member.address, request, { timeoutMs: upstreamTimeoutMs, timers });
+    return exchangeWithMember(upstreamFor(member), member.address, request, limits);
   }
 
   return {

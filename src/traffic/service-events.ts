@@ -25,7 +25,7 @@ export type ServiceEventHooks = {
 export type ConnectionEnds = { clientAddress: string; clientPort: number; localAddress: string; localPort: number };
 
 /** Why a request got no member's whole answer. */
-export type RequestFailure = 'no_member' | 'member_failed' | 'member_timeout' | 'client_closed' | 'answer_cut' | 'bad_target';
+export type RequestFailure = 'no_member' | 'member_failed' | 'member_timeout' | 'loop_detected' | 'client_closed' | 'answer_cut' | 'bad_target';
 
 /** One request as it ended: what the records may say of it (the path without its query string). */
 export type RequestRecord = {
@@ -68,7 +68,7 @@ export function createServiceEvents(service: string, logger: Logger, hooks: Serv
       else hooks.trace?.()?.event('http:request', { ...qlogBase, ...counts });
 
       if (hooks.accessLog?.()) logger.info({ service, client, method, path, status, member, bytes: bytesOut, ms }, 'access');
-      const memberFailed = failure === 'no_member' || failure === 'member_failed' || failure === 'member_timeout';
+      const memberFailed = failure === 'no_member' || failure === 'member_failed' || failure === 'member_timeout' || failure === 'loop_detected';
       if (memberFailed && isRecordedAt(level(), 'Error')) logger.error({ service, client, method, path, status, member, reason: failure }, 'request failed');
       else if (isRecordedAt(level(), 'Info')) logger.info({ service, client, method, path, status, member, ...(failure ? { reason: failure } : {}), ms }, 'request');
     },

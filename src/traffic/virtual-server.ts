@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { isWritable, writeJsonError, writeMemberAnswer } from './answer-writer.ts';
+import { createHopMarker, type HopMarker } from './hop-marker.ts';
 import type { Pool } from './pool.ts';
 import { createProxy, type Proxy, type ProxyAnswer } from './proxy.ts';
 import { createServiceEvents, type ConnectionEnds, type RequestFailure, type ServiceEventHooks, type ServiceEvents } from './service-events.ts';
@@ -25,6 +26,8 @@ export type VirtualServerOptions = {
   timers?: Timers;
   logger: Logger;
   hooks?: ServiceEventHooks;
+  /** This traffic manager's `Via` marker (the data plane's, shared by its listeners; default: one of its own). */
+  hop?: HopMarker;
 };
 
 export type VirtualServer = {
@@ -65,9 +68,10 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
   const timers = options.timers ?? systemTimers;
   const hooks = options.hooks ?? {};
   const linger = { timers, lingerMs: options.lingerMs ?? 5000 };
+  const hop = options.hop ?? createHopMarker();
   const routeTo = (name: string, pool: Pool): Route => ({
     name,
-    proxy: createProxy({ pool, upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000, connectionsPerMember: options.connectionsPerMember ?? 64, logger, timers }),
+    proxy: createProxy({ pool, upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000, connectionsPerMember: options.connectionsPerMember ?? 64, logger, timers, hop }),
     events: createServiceEvents(name, logger, hooks),
   });
   let route = routeTo(options.name, options.pool);
@@ -181,6 +185,7 @@ function failureOf(answer: Exclude<ProxyAnswer, { kind: 'cancelled' }>): [number
     answer.body.destroy();
     return [502, 'member_failed', `pool member ${answer.member} sent an answer that cannot be passed on (invalid header field)`];
   }
+  if (answer.loop) return [502, 'loop_detected', answer.message];
   // The proxy names no member only when the pool had none in rotation to pick.
   if (answer.member === undefined) return [503, 'no_member', NO_MEMBER];
   if (answer.code === 'gatewayTimeout') return [504, 'member_timeout', answer.message];

@@ -1,7 +1,8 @@
 // The rate limiter of interface E (per-token request counting at the gateway), as a library.
 export { createRateLimiter } from './rate-limiter.ts';
 export type { Decision, RateLimiter, RateLimiterOptions, StatusResult } from './rate-limiter.ts';
-export { extractToken, counterKey } from './token.ts';
+export { authorizationFields, counterKey, MAX_TOKEN_LENGTH, readBearerToken } from './token.ts';
+export type { BearerReading } from './token.ts';
 export { parseStoreUrl } from './store-url.ts';
 export type { StoreLocation } from './store-url.ts';
 export { OUTAGE_POLICIES } from './store-guard.ts';

@@ -8,7 +8,7 @@ import { secondsLeft, statusOf } from './rate-limit-status.ts';
 import { createSqliteStore } from './sqlite-store.ts';
 import { createStoreGuard, OUTAGE_POLICIES, type OutagePolicy, type StoreGuard } from './store-guard.ts';
 import { parseStoreUrl } from './store-url.ts';
-import { counterKey, extractToken } from './token.ts';
+import { counterKey, readBearerToken } from './token.ts';
 
 export type RateLimiterOptions = {
   /** `memory`, `sqlite:<file>`, `redis://host:port[/db]`, or a store object (tests). */
@@ -41,6 +41,11 @@ export type RateLimiterOptions = {
 export type Decision =
   /** Pass it on uncounted: no bearer token, the store is down and the policy is `fail-open`, or the limiter is switched off. */
   | { kind: 'unlimited'; reason: 'no-bearer-token' | 'store-unavailable' | 'limiter-off' }
+  /**
+   * Refuse it (400, `WWW-Authenticate: Bearer error="invalid_request"`): its Authorization names Bearer but is
+   * not one `Bearer <token>` (token.ts); passing it on uncounted would let a token's requests past the limit.
+   */
+  | { kind: 'malformed'; reason: string }
   /** Pass it on; it was counted (`count` of the limit, this request included). */
   | { kind: 'counted'; count: number }
   /** Answer 429 with `status` as the body and `Retry-After: retryAfterSeconds`; not counted. */
@@ -52,9 +57,12 @@ export type Decision =
 export type StatusResult = { kind: 'status'; status: RateLimitStatus } | { kind: 'unavailable'; reason: string };
 
 export type RateLimiter = {
-  /** Counts one request of the token in `authorization` (an `Authorization` header value) and decides. */
-  check(authorization: string | string[] | undefined): Promise<Decision>;
-  /** The token's status; counts nothing. */
+  /**
+   * Counts one request of the token in `authorization` and decides: the request's `Authorization` field, or
+   * every one of them when it has several (`authorizationFields(rawHeaders)`).
+   */
+  check(authorization: string | readonly string[] | undefined): Promise<Decision>;
+  /** The token's status; counts nothing (a malformed header reads as no token: see readBearerToken for the refusal). */
   status(authorization: string | string[] | undefined): Promise<StatusResult>;
   /** Whether the store answers within `timeoutMs` (for /health); never rejects. */
   ping(timeoutMs: number): Promise<PingResult>;
@@ -69,7 +77,7 @@ export type RateLimiter = {
  *
  * @example
  * const limiter = await createRateLimiter({ store: 'redis://127.0.0.1:6379', limit: 1000, windowSeconds: 300, clock: systemClock });
- * const decision = await limiter.check(req.headers.authorization);
+ * const decision = await limiter.check(authorizationFields(req.rawHeaders));
  * if (decision.kind === 'limited') return { status: 429, body: decision.status, headers: { 'retry-after': String(decision.retryAfterSeconds) } };
  */
 export async function createRateLimiter(options: RateLimiterOptions): Promise<RateLimiter> {
@@ -96,10 +104,11 @@ export async function createRateLimiter(options: RateLimiterOptions): Promise<Ra
 
   return {
     async check(authorization) {
-      const token = extractToken(authorization);
-      if (token === undefined) return { kind: 'unlimited', reason: 'no-bearer-token' };
+      const reading = readBearerToken(authorization);
+      if (reading.kind === 'none') return { kind: 'unlimited', reason: 'no-bearer-token' };
+      if (reading.kind === 'malformed') return reading;
       const nowMs = clock.nowMs();
-      const answer = await hit(counterKey(token), nowMs);
+      const answer = await hit(counterKey(reading.token), nowMs);
       if (!answer.ok) return policy === 'fail-closed' ? { kind: 'unavailable', reason: answer.reason } : { kind: 'unlimited', reason: 'store-unavailable' };
       const { counted, count, expiresAtMs } = answer.value;
       if (counted) return { kind: 'counted', count };
@@ -111,10 +120,10 @@ export async function createRateLimiter(options: RateLimiterOptions): Promise<Ra
       };
     },
     async status(authorization) {
-      const token = extractToken(authorization);
+      const reading = readBearerToken(authorization);
       const nowMs = clock.nowMs();
-      if (token === undefined) return { kind: 'status', status: statusOf(undefined, nowMs, rule) };
-      const answer = await peek(counterKey(token), nowMs);
+      if (reading.kind !== 'token') return { kind: 'status', status: statusOf(undefined, nowMs, rule) };
+      const answer = await peek(counterKey(reading.token), nowMs);
       if (!answer.ok) return { kind: 'unavailable', reason: answer.reason };
       return { kind: 'status', status: statusOf(answer.value, nowMs, rule) };
     },

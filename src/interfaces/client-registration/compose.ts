@@ -19,18 +19,34 @@ export type ClientRegistrationWiring = {
   logger: Logger;
 };
 
+/** The flow's dependencies, and the management login to make when the gateway starts. */
+export type ClientRegistrationComposition = ClientRegistrationDependencies & {
+  /**
+   * Logs in to the management interface now (static mode: nothing to do), so that the session holds a token
+   * before anyone else's failed admin logins from the gateway's address can make the device's backoff refuse
+   * the login. A failure is logged; the first registration tries again.
+   */
+  warmManagement(cancel?: AbortSignal): Promise<void>;
+};
+
 /**
  * Builds the registration flow's dependencies from the settings. The management URL is resolved at
  * each call: `managementUrl` when set, else this process's device role (which starts after the
  * gateway), else the device port on localhost. Refuses static mode without the static pair.
  */
-export function createClientRegistrationDependencies(wiring: ClientRegistrationWiring): ClientRegistrationDependencies {
+export function createClientRegistrationDependencies(wiring: ClientRegistrationWiring): ClientRegistrationComposition {
   const { config } = wiring;
   if (config.registrationStaticCredentials && (config.registrationStaticClientId === '' || config.registrationStaticClientSecret === '')) {
     throw new ConfigError([
       'PORTOLAN_REGISTRATION_STATIC_CREDENTIALS is on, so PORTOLAN_REGISTRATION_STATIC_CLIENT_ID and PORTOLAN_REGISTRATION_STATIC_CLIENT_SECRET must both be set',
     ]);
   }
+  const logger = wiring.logger.child({ interface: 'client-registration' });
+  const management = createDeviceManagementClient({
+    baseUrl: () => config.managementUrl || wiring.deviceRoleUrl() || `http://localhost:${config.ports.device}`,
+    credentials: wiring.admin,
+    clock: wiring.clock,
+  });
   return {
     settings: {
       accessProfile: config.registrationAccessProfile,
@@ -43,11 +59,13 @@ export function createClientRegistrationDependencies(wiring: ClientRegistrationW
       staticClientSecret: config.registrationStaticClientSecret,
     },
     verify: (profile, username, password) => wiring.accounts.verify(profile, username, password),
-    management: createDeviceManagementClient({
-      baseUrl: () => config.managementUrl || wiring.deviceRoleUrl() || `http://localhost:${config.ports.device}`,
-      credentials: wiring.admin,
-    }),
+    management,
     clock: wiring.clock,
-    logger: wiring.logger.child({ interface: 'client-registration' }),
+    logger,
+    async warmManagement(cancel) {
+      if (config.registrationStaticCredentials) return;
+      const warmed = await management.warm(cancel);
+      if (!warmed.ok && !cancel?.aborted) logger.info({ message: warmed.error }, 'the management login at start failed; the first registration tries again');
+    },
   };
 }

@@ -1,11 +1,10 @@
 import type { Result } from '../../lib/errors.ts';
-import { createClient } from '../../../generated/device-config/client/index.ts';
+import type { Clock } from '../../lib/clock.ts';
 import * as device from '../../../generated/device-config/sdk.gen.ts';
 import type { OauthClientAppInput } from '../../../generated/device-config/types.gen.ts';
 import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
-import { basicAuthorization } from '../../accounts/basic-auth.ts';
+import { createManagementSession, type SdkClient, type SdkResult, type SessionFailure } from '../../accounts/management-session.ts';
 
-/** A management call's outcome: a failure carries the message registration reports as `error-message`. */
 /** A management call's outcome: its value, or the device's message (never request details). */
 export type ManagementResult<T> = Result<T, string>;
 
@@ -24,36 +23,51 @@ export type DeviceManagementOptions = {
   baseUrl: () => string;
   /** The administrative account; without its password no call can be made. */
   credentials: AdminCredentials;
+  /** Times the management token's lifetime (the device's tokens expire). */
+  clock: Clock;
   /** Each call's time limit (default 10 s). */
   timeoutMs?: number;
 };
 
-type SdkResult = { data?: unknown; error?: unknown; response?: Response };
+/** The registration flow's management calls, and a login ahead of the first one (at the gateway's start). */
+export type DeviceManagementClient = DeviceManagement & {
+  /** Logs in now unless a token is held (`cancel`: the process is stopping); the failure's message when it could not. */
+  warm(cancel?: AbortSignal): Promise<ManagementResult<void>>;
+};
 
 /**
- * The management calls over real HTTP through the generated device-config SDK, with the
- * administrative credentials in a basic-authentication header (built here in UTF-8: the SDK's own
- * `btoa` refuses non-Latin-1 passwords). Failures are values whose message is the device's own
- * `message`, or a plain sentence when the device cannot be reached; never a header or credential.
+ * The management calls over real HTTP through the generated device-config SDK, on one management session
+ * (src/accounts/management-session.ts): the administrative account logs in once, its token goes with every
+ * call and is renewed with the refresh token, so the password is not sent with each call. (Sent with each
+ * call, basic authentication made registration hostage to the device's login backoff: five failed admin
+ * logins by anyone from the gateway's address refused the gateway's own calls.) Failures are values whose
+ * message is the device's own `message`, or a plain sentence when the device cannot be reached; never a
+ * header or credential.
  */
-export function createDeviceManagementClient(options: DeviceManagementOptions): DeviceManagement {
+export function createDeviceManagementClient(options: DeviceManagementOptions): DeviceManagementClient {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const { username, password } = options.credentials;
+  const session = createManagementSession({
+    baseUrl: options.baseUrl,
+    username: options.credentials.username,
+    password: options.credentials.password,
+    passwordMissing: 'the management credentials are not configured on the gateway',
+    clock: options.clock,
+    timeoutMs,
+  });
+  const failed = (failure: SessionFailure): { ok: false; error: string } => ({ ok: false, error: failure.cause ? failureMessage(failure.cause, timeoutMs) : failure.failure });
 
-  async function call(send: (client: ReturnType<typeof createClient>, signal: AbortSignal) => Promise<SdkResult>): Promise<ManagementResult<unknown>> {
-    if (password === undefined) return { ok: false, error: 'the management credentials are not configured on the gateway' };
-    const client = createClient({ baseUrl: options.baseUrl(), headers: { authorization: basicAuthorization(username, password) } });
-    let result: SdkResult;
-    try {
-      result = await send(client, AbortSignal.timeout(timeoutMs));
-    } catch (error) {
-      result = { error };
-    }
+  async function call(send: (client: SdkClient, signal: AbortSignal) => Promise<SdkResult>): Promise<ManagementResult<unknown>> {
+    const result = await session.call(send, () => AbortSignal.timeout(timeoutMs));
+    if ('failure' in result) return failed(result);
     if (result.response?.ok) return { ok: true, value: result.data };
     return { ok: false, error: failureMessage(result, timeoutMs) };
   }
 
   return {
+    async warm(cancel) {
+      const failure = await session.warm(cancel);
+      return failure ? failed(failure) : { ok: true, value: undefined };
+    },
     async createClientApp(body) {
       const result = await call((client, signal) => device.createOauthClientApp({ client, body, signal }));
       if (!result.ok) return result;

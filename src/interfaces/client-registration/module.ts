@@ -11,16 +11,28 @@ export const clientRegistrationModule = {
   name: 'client-registration',
   settings: REGISTRATION_SETTINGS,
   errorShape: () => renderRegistrationError,
-  create: (context) =>
-    createClientRegistrationHandlers(
-      createClientRegistrationDependencies({
-        config: context.config,
-        accounts: context.accounts,
-        admin: context.admin,
-        clock: context.clock,
-        logger: context.logger,
-        // The device role listens after the gateway, so its URL is looked up at each registration.
-        deviceRoleUrl: () => context.roleUrl('device'),
-      }),
-    ) satisfies OperationHandlers<typeof Sdk>,
+  create: (context) => {
+    const dependencies = createClientRegistrationDependencies({
+      config: context.config,
+      accounts: context.accounts,
+      admin: context.admin,
+      clock: context.clock,
+      logger: context.logger,
+      // The device role listens after the gateway, so its URL is looked up at each registration.
+      deviceRoleUrl: () => context.roleUrl('device'),
+    });
+    // Logged in once every role listens (the device of this process included), in the background: a device
+    // that does not answer must not hold up the start; a stop cuts the login short and waits for its end.
+    let warming: Promise<void> | undefined;
+    const stopping = new AbortController();
+    context.onRole('gateway', {
+      start: async () =>
+        void (warming = dependencies.warmManagement(stopping.signal).catch((error: unknown) => context.logger.error({ err: error }, 'registration: the management login at start failed'))),
+      stop: async () => {
+        stopping.abort();
+        await warming;
+      },
+    });
+    return createClientRegistrationHandlers(dependencies) satisfies OperationHandlers<typeof Sdk>;
+  },
 } satisfies InterfaceModule;

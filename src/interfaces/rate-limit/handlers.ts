@@ -3,6 +3,10 @@ import type * as Sdk from '../../../generated/rate-limit/sdk.gen.ts';
 import type * as E from '../../../generated/rate-limit/types.gen.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TypedHandler } from '../../server/handler-types.ts';
+import { readBearerToken } from '../../gateway/rate-limit/token.ts';
+
+/** RFC 6750 3.1: the challenge of an `invalid_request` answer. */
+const BEARER_CHALLENGE: Readonly<Record<string, string>> = { 'www-authenticate': 'Bearer error="invalid_request"' };
 
 export type RateLimitDependencies = {
   /** The status of the caller's token; never counts (seed E). */
@@ -13,6 +17,11 @@ export type RateLimitDependencies = {
 /** Interface E's one operation; the counting itself happens in the gateway, before any routing. */
 export function createRateLimitHandlers(deps: RateLimitDependencies) {
   const getRateLimitStatus: TypedHandler<E.GetRateLimitStatusData, E.GetRateLimitStatusResponses & E.GetRateLimitStatusErrors> = async ({ headers, requestId }) => {
+    // The same reading as the counting stage: a header it would refuse is refused here too (it counts nothing either way).
+    const reading = readBearerToken(headers.authorization);
+    if (reading.kind === 'malformed') {
+      return { status: 400, body: { error: 'invalid request', 'error-message': reading.reason }, headers: BEARER_CHALLENGE };
+    }
     const result = await deps.status(headers.authorization);
     if (result.kind === 'status') return { status: 200, body: result.status, headers: { 'cache-control': 'no-store' } };
     deps.logger.warn({ requestId, reason: result.reason }, 'rate-limit status unavailable');
