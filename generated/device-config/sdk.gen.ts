@@ -402,16 +402,19 @@ export const getDeclaration = <ThrowOnError extends boolean = false>(options?: O
  * tenant; the old configuration of the tenant keeps serving.
  *
  * **Traffic.** Each deployed `Service_HTTP` whose virtual address is a loopback address
- * (`127.0.0.0/8`, `::1`; a route domain is ignored) listens on `address:(virtualPort +
- * PORTOLAN_DEVICE_PORT_OFFSET)` and balances requests round robin over the members of its pool
- * that are in rotation; other addresses are kept and shown as not bound. Replacing or removing
+ * (`127.0.0.0/8`, `::1`; a route domain is ignored; an IPv4-mapped one such as
+ * `::ffff:127.0.0.1` or `0:0:0:0:0:ffff:7f00:1` is its IPv4 address, bound as that and in
+ * conflict with it) listens on `address:(virtualPort + PORTOLAN_DEVICE_PORT_OFFSET)` and
+ * balances requests round robin over the members of its pool that are in rotation; other
+ * addresses (`0.0.0.0`, `::` and networks too) are kept and shown as not bound, and nothing
+ * listens on them: a warning says exactly what the device does. Replacing or removing
  * a tenant closes its listeners after their requests in flight; other tenants' listeners are
  * not touched. The device runs at most 256 listeners in all: a tenant that would need more
  * fails (`too many listeners on this device`).
  *
  * **Size.** A deployment body may be up to 2 MiB (designed; about ten thousand applications): the
- * device validates and plans it in one go, and a bound on it bounds how long that takes. Larger
- * bodies get 413.
+ * device validates and plans it in one go, in time linear in its size, and a body over 64 KiB
+ * on a worker thread, so that no other request of any role waits for it. Larger bodies get 413.
  *
  * **Atomic and durable.** A tenant is replaced whole or not at all: the new configuration is
  * saved in one transaction (`persist: true`), so a device stopped at any moment restarts with

@@ -11,8 +11,9 @@ const tenantList = (tenants: string) => [...new Set(tenants.split(','))];
 export function createAppsvcsHandlers(deps: { service: DeclarativeService }) {
   const { service } = deps;
 
-  const deployDeclaration: TypedHandler<F.DeployDeclarationData, F.DeployDeclarationResponses & F.DeployDeclarationErrors> = async ({ body, query }) =>
-    respond(await service.deploy(body, { ...(query.async === undefined ? {} : { async: query.async }), ...(query.updateMode ? { updateMode: query.updateMode } : {}) }));
+  // The body's bytes too: a large declaration is checked from them on a worker thread.
+  const deployDeclaration: TypedHandler<F.DeployDeclarationData, F.DeployDeclarationResponses & F.DeployDeclarationErrors> = async ({ body, query, rawBody }) =>
+    respond(await service.deploy(body, { ...(query.async === undefined ? {} : { async: query.async }), ...(query.updateMode ? { updateMode: query.updateMode } : {}) }, rawBody));
 
   const getDeclaration: TypedHandler<F.GetDeclarationData, F.GetDeclarationResponses & F.GetDeclarationErrors> = async () => respond(await service.read());
 

@@ -1,7 +1,12 @@
 import type { ValidateFunction } from 'ajv';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { readDeployRequest, type DeployRequest } from './declaration/request.ts';
+import type { Timers } from '../../lib/timers.ts';
+import type { PlanOutcome } from './declaration/checked-request.ts';
+import { createDeclarationChecker } from './declaration/declaration-checker.ts';
+import { declarationWithDefaults } from './declaration/defaults.ts';
+import { isRecord, own } from './declaration/model.ts';
+import type { DeployRequest } from './declaration/request.ts';
 import type { DeclarationStore, TaskRow } from './declaration-store.ts';
 import { appsvcsFailure, createTenantDeployer, headerOf, tenantsOf, type Answer, type DataPlanePort } from './tenant-deployer.ts';
 
@@ -18,6 +23,11 @@ export type DeclarativeServiceOptions = {
   info: DeployInfo;
   /** Loads the spec's schemas once (createSpecValidator(document).at): ajv is loaded on the first deployment, not at start. */
   schemas: () => Promise<(pointer: string) => ValidateFunction>;
+  /** The device's spec: a large declaration is checked on a worker thread, with validators of its own. */
+  document: object;
+  timers: Timers;
+  /** Bodies over this many bytes are checked on the worker thread (default 64 KiB; 0: every body). */
+  inlineCheckBytes?: number;
   newTaskId: () => string;
 };
 
@@ -26,8 +36,11 @@ const KEEP_TASKS = 100;
 /** Asynchronous deployments waiting at most; past it a new one gets 503 like a synchronous one. */
 const MAX_QUEUED = 100;
 const IN_PROGRESS = [{ code: 0, message: 'in progress' }];
+/** A check of a declaration past this is a bug (every check is linear in the body; 2 MiB takes about a second): its thread is ended. */
+const CHECK_BUDGET_MS = 60_000;
 
-type Task = { id: string; order: number; request: DeployRequest | { action: 'remove-tenants'; tenants: string[] } };
+/** `plans`: the tenants of the request planned when it was checked (a task run again after a restart plans them then). */
+type Task = { id: string; order: number; request: DeployRequest | { action: 'remove-tenants'; tenants: string[] }; plans?: ReadonlyMap<string, PlanOutcome> };
 
 /**
  * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a
@@ -38,6 +51,14 @@ type Task = { id: string; order: number; request: DeployRequest | { action: 'rem
 export function createDeclarativeService(options: DeclarativeServiceOptions) {
   const { store, clock, hostname, logger } = options;
   const tenants = createTenantDeployer({ store, dataPlane: options.dataPlane, clock, logger, hostname, schemaCurrent: options.info.schemaCurrent });
+  const checker = createDeclarationChecker({
+    document: options.document,
+    schemas: options.schemas,
+    info: options.info,
+    timers: options.timers,
+    budgetMs: CHECK_BUDGET_MS,
+    ...(options.inlineCheckBytes === undefined ? {} : { inlineBytes: options.inlineCheckBytes }),
+  });
   let busy = false;
   let stopped = false;
   const queue: Task[] = [];
@@ -53,7 +74,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
   const invalid = (errors: string[]) => appsvcsFailure('declarationInvalid', undefined, { errors });
   const emptyHeader = () => tenants.header() ?? { class: 'ADC', schemaVersion: options.info.schemaCurrent };
 
-  async function execute(request: Task['request']): Promise<Answer> {
+  async function execute({ request, plans }: Task): Promise<Answer> {
     switch (request.action) {
       case 'remove-tenants':
         return tenants.apply(request.tenants.map((t): [string, null] => [t, null]), emptyHeader(), true, false);
@@ -67,17 +88,17 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
       case 'remove':
         return tenants.apply(tenantsOf(request.declaration!).map(([t]): [string, null] => [t, null]), emptyHeader(), request.persist, request.dryRun);
       default:
-        return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode);
+        return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode, plans);
     }
   }
 
-  function deploy(declaration: Readonly<Record<string, unknown>>, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete') {
+  function deploy(declaration: Readonly<Record<string, unknown>>, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete', plans?: ReadonlyMap<string, PlanOutcome>) {
     const named: [string, Record<string, unknown> | null][] = tenantsOf(declaration);
     if (updateMode === 'complete') {
       const declared = new Set(named.map(([name]) => name));
       for (const tenant of tenants.tenants()) if (!declared.has(tenant)) named.push([tenant, null]);
     }
-    return tenants.apply(named, { ...headerOf(declaration), updateMode }, persist, dryRun);
+    return tenants.apply(named, { ...headerOf(declaration), updateMode }, persist, dryRun, plans);
   }
 
   /** The record of a finished operation, as `GET /task/<id>` shows it. */
@@ -94,7 +115,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     busy = true;
     const run = (async () => {
       try {
-        const answer = await execute(task.request);
+        const answer = await execute(task);
         // The record keeps no request: a finished task needs only its answer (requests can be megabytes).
         await store.putTask({ id: task.id, order: task.order, state: 'done', request: {}, record: recordOf(task, answer) });
         await store.pruneTasks(KEEP_TASKS);
@@ -143,19 +164,23 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     async stop() {
       stopped = true;
       markStarted();
+      await checker.close();
       await current;
     },
 
-    /** `POST /declare`. */
-    async deploy(body: unknown, query: { async?: boolean; updateMode?: 'selective' | 'complete' }): Promise<Answer> {
+    /**
+     * `POST /declare`. `raw`: the bytes `body` was parsed from; a large body is checked and planned
+     * from them on the checker's thread, so that no declaration holds the event loop.
+     */
+    async deploy(body: unknown, query: { async?: boolean; updateMode?: 'selective' | 'complete' }, raw?: Uint8Array): Promise<Answer> {
       await started;
-      const read = readDeployRequest(body, await options.schemas(), options.info, query.updateMode ? { updateMode: query.updateMode } : {});
-      if (!read.ok) return invalid(read.errors);
-      const task: Task = { id: options.newTaskId(), order: nextOrder(), request: read.request };
+      const checked = await checker.check(body, raw, query.updateMode ? { updateMode: query.updateMode } : {});
+      if (!checked.ok) return invalid(checked.errors);
+      const task: Task = { id: options.newTaskId(), order: nextOrder(), request: withDeclaration(checked.request, body), plans: new Map(checked.plans) };
       if (query.async) {
         if (queue.length >= MAX_QUEUED || stopped) return busyAnswer();
         const record = { id: task.id, results: [{ code: 0, message: 'Declaration successfully submitted' }], declaration: {}, selfLink: selfLink(task.id) };
-        await store.putTask({ ...task, state: 'in progress', record: { ...record, results: IN_PROGRESS } });
+        await store.putTask({ id: task.id, order: task.order, request: task.request, state: 'in progress', record: { ...record, results: IN_PROGRESS } });
         queue.push(task);
         runQueued();
         return { status: 202, body: record };
@@ -190,6 +215,15 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
       return { status: 200, body: task.record };
     },
   };
+}
+
+/**
+ * The checked request with the declaration of `body` (valid: checked), its defaults written in. The
+ * checker's thread sends no declaration back: this thread parsed the same one already.
+ */
+function withDeclaration(request: Omit<DeployRequest, 'declaration'>, body: unknown): DeployRequest {
+  const declaration = isRecord(body) && own(body, 'class') === 'AS3' ? own(body, 'declaration') : body;
+  return isRecord(declaration) ? { ...request, declaration: declarationWithDefaults(declaration) as DeployRequest['declaration'] } : request;
 }
 
 export type DeclarativeService = ReturnType<typeof createDeclarativeService>;

@@ -115,6 +115,8 @@ export const deviceConfigModule = {
       hostname,
       info: DEPLOY_INFO,
       schemas: loadSchemas,
+      document: context.runtime.document,
+      timers: context.timers,
       newTaskId: randomUUID,
     });
     context.onRole('device', {

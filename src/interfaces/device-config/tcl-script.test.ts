@@ -56,6 +56,8 @@ const CASES: Case[] = [
   ['a braced variable name without its close-brace is incomplete', 'puts ${name', incomplete('missing close-brace for variable name', 1)],
   ['an array index without its close-paren is incomplete', 'puts $a(key', incomplete('missing )', 1)],
   ['a backslash-newline at the very end asks for another line', 'puts a \\\n', incomplete('backslash-newline at end', 1)],
+  ['an escaped backslash before the final newline ends the script', 'puts a\\\\\n', 'ok'],
+  ['three backslashes before the final newline escape it again', 'puts a\\\\\\\n', incomplete('backslash-newline at end', 1)],
   ['an empty script is incomplete', '', incomplete('empty script', 1)],
   ['a whitespace-only script is incomplete', '  \n\t\n', incomplete('empty script', 1)],
   ['command substitutions nested past the limit are refused', `puts ${'['.repeat(101)}${']'.repeat(101)}`, syntax('nesting too deep', 1)],

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
 import { ERROR_CODES } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { PlanOutcome } from './declaration/checked-request.ts';
 import { findAddressConflicts } from './declaration/conflicts.ts';
-import { planTenant, type ServicePlan, type TenantPlan } from './declaration/plan.ts';
+import { tenantWithDefaults } from './declaration/defaults.ts';
+import { planTenant, type PlanResult, type ServicePlan, type TenantPlan } from './declaration/plan.ts';
 import { isSameTenant } from './declaration/same-tenant.ts';
 import type { DeclarationHeader, DeclarationStore, TenantChange } from './declaration-store.ts';
 
@@ -41,6 +43,19 @@ export const tenantsOf = (declaration: Readonly<Record<string, unknown>>): [stri
 
 const tenantOfKey = (key: string) => key.split('/')[1]!;
 
+/** A declaration as saved or planned, with its fingerprint when it is known. */
+type Known = { declaration: Readonly<Record<string, unknown>>; fingerprint?: string | undefined };
+
+/** Whether two declarations are the same: by their fingerprints when both have one (a walk of megabytes otherwise). */
+const isSame = (a: Known | undefined, b: Known) =>
+  a !== undefined && (a.fingerprint !== undefined && b.fingerprint !== undefined ? a.fingerprint === b.fingerprint : isSameTenant(a.declaration, b.declaration));
+
+/** A tenant's plan: the one made when its request was checked (on the checker's thread), else made now. */
+function planOf(tenant: string, declaration: Record<string, unknown>, checked: PlanOutcome | undefined): PlanResult {
+  if (!checked) return planTenant(tenant, declaration);
+  return checked.ok ? { ok: true, plan: { ...checked.plan, declaration: tenantWithDefaults(declaration) } } : checked;
+}
+
 /** Most attempts to apply a set of services when some of them cannot be bound. */
 const APPLY_ATTEMPTS = 3;
 
@@ -53,7 +68,7 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
   const { store, dataPlane, clock, hostname, logger } = options;
   const running = new Map<string, Deployed>();
   /** The declarations as saved, to tell "already running but not yet saved" (persist false, then true). */
-  const saved = new Map<string, Readonly<Record<string, unknown>>>();
+  const saved = new Map<string, Known>();
   let header: DeclarationHeader | undefined;
   let sequence = 0;
 
@@ -111,7 +126,7 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
       const loaded = await store.load();
       header = loaded.header;
       for (const [tenant, declaration] of loaded.tenants) {
-        saved.set(tenant, declaration);
+        saved.set(tenant, { declaration });
         const planned = planTenant(tenant, declaration as Record<string, unknown>);
         if (planned.ok) running.set(tenant, { plan: planned.plan, serving: true });
         else logger.error({ tenant }, 'a saved tenant no longer plans; it is not loaded');
@@ -122,8 +137,14 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
       for (const [tenant, entry] of next) running.set(tenant, entry);
     },
 
-    /** Replaces the named tenants (null: remove), whole; under the service's lock. */
-    async apply(named: readonly [string, Record<string, unknown> | null][], nextHeader: DeclarationHeader, persist: boolean, dryRun: boolean): Promise<Answer> {
+    /** Replaces the named tenants (null: remove), whole; under the service's lock. `plans`: those already planned. */
+    async apply(
+      named: readonly [string, Record<string, unknown> | null][],
+      nextHeader: DeclarationHeader,
+      persist: boolean,
+      dryRun: boolean,
+      plans?: ReadonlyMap<string, PlanOutcome>,
+    ): Promise<Answer> {
       const results = new Map<string, TenantResult>();
       const started = clock.nowMs();
       const result = (tenant: string, fields: Omit<TenantResult, 'host' | 'tenant' | 'runTime'>) => results.set(tenant, { ...fields, host: hostname, tenant, runTime: clock.nowMs() - started });
@@ -138,15 +159,15 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
           else result(tenant, { code: 200, message: 'no change' });
           continue;
         }
-        const planned = planTenant(tenant, declaration);
+        const planned = planOf(tenant, declaration, plans?.get(tenant));
         if (!planned.ok) {
           fail(tenant, planned.message);
           continue;
         }
         const current = running.get(tenant);
-        if (current?.serving && isSameTenant(current.plan.declaration, planned.plan.declaration)) {
+        if (current?.serving && isSame(current.plan, planned.plan)) {
           result(tenant, { code: 200, message: 'no change', lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) });
-          if (persist && !isSameTenant(saved.get(tenant), planned.plan.declaration)) saveOnly.set(tenant, planned.plan);
+          if (persist && !isSame(saved.get(tenant), planned.plan)) saveOnly.set(tenant, planned.plan);
         } else {
           changes.set(tenant, planned.plan);
         }
@@ -167,7 +188,8 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
           }
         }
         if (persist && (changes.size > 0 || saveOnly.size > 0)) {
-          const stored: TenantChange[] = [...changes, ...saveOnly].map(([tenant, plan]) => ({ tenant, declaration: plan ? plan.declaration : null }));
+          const savedPlans = [...changes, ...saveOnly];
+          const stored: TenantChange[] = savedPlans.map(([tenant, plan]) => ({ tenant, declaration: plan ? plan.declaration : null }));
           const full = { ...nextHeader, ...Object.fromEntries([...next].map(([name, d]) => [name, d.plan.declaration])) };
           try {
             await store.save(nextHeader, stored, full, clock.nowMs(), historyId());
@@ -177,7 +199,7 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
             if (!back.ok) logger.error({ failures: back.failures }, 'after a failed save the data plane could not go back: it serves what is not saved');
             throw error;
           }
-          for (const change of stored) (change.declaration ? saved.set(change.tenant, change.declaration) : saved.delete(change.tenant));
+          for (const [tenant, plan] of savedPlans) (plan ? saved.set(tenant, { declaration: plan.declaration, fingerprint: plan.fingerprint }) : saved.delete(tenant));
         }
         // What the data plane now runs (a tenant that could not listen included, as not serving).
         running.clear();

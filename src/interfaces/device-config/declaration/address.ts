@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { mappedIPv4 } from '../../../traffic/virtual-address.ts';
 
 /** A string address of a declaration (`10.0.0.1`, `10.0.0.1%2`, `fe80::1%3/64`), taken apart. */
 export type ParsedAddress = {
@@ -41,15 +42,14 @@ function ipv6Groups(ip: string): number[] {
   return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-/** The same address written any way gives the same key: `::1` and `0:0::1`, `10.0.0.1` and `10.0.0.1%0/32`. */
+/**
+ * The same address written any way gives the same key: `::1` and `0:0::1`, `10.0.0.1` and
+ * `10.0.0.1%0/32`, and an IPv4-mapped address and its IPv4 address (`::ffff:127.0.0.1/128` and
+ * `127.0.0.1`: one socket takes both, see src/traffic/virtual-address.ts).
+ */
 export function addressKey(address: ParsedAddress): string {
+  const mapped = address.family === 6 ? mappedIPv4(address.ip) : undefined;
+  if (mapped) return `${mapped}%${address.routeDomain}/${address.prefix - 96}`;
   const ip = address.family === 4 ? address.ip : ipv6Groups(address.ip).map((g) => g.toString(16)).join(':');
   return `${ip}%${address.routeDomain}/${address.prefix}`;
-}
-
-/** A loopback address (127.0.0.0/8 or ::1), whatever its route domain: the only addresses the device binds. */
-export function isLoopback(address: ParsedAddress): boolean {
-  if (address.family === 4) return address.ip.startsWith('127.');
-  const groups = ipv6Groups(address.ip);
-  return groups.length === 8 && groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1;
 }

@@ -62,7 +62,9 @@ export function checkDeclaration(declaration: unknown, schemaAt: SchemaAt, range
       if (!isRecord(application)) continue;
       for (const [memberName, member] of membersOf(application)) {
         if (!checkName(appPointer, memberName, 'Application')) continue;
-        validate(at(appPointer, memberName), memberSchema(member), withBoundedAddresses(member));
+        const memberPointer = at(appPointer, memberName);
+        validate(memberPointer, memberSchema(member), boundedForSchema(member));
+        for (const [index, poolMember] of poolMembersOf(member)) validate(`${memberPointer}/members/${index}`, 'PoolMember', boundedPoolMember(poolMember));
       }
     }
   }
@@ -80,21 +82,45 @@ function checkSchemaVersion(value: unknown, range: SchemaRange, report: Report) 
 
 /** Longer than any address may be (IpAddress maxLength 64): refused for its length whatever else it holds. */
 const ADDRESS_BOUND = 65;
-const bound = (list: unknown) =>
-  Array.isArray(list) && list.some((a) => typeof a === 'string' && a.length > ADDRESS_BOUND)
-    ? list.map((a) => (typeof a === 'string' ? a.slice(0, ADDRESS_BOUND) : a))
-    : list;
+/** One item past each list's `maxItems` in the spec (Service, Pool, PoolMember, VirtualAddress): still refused for its length. */
+const LIST_BOUND = { virtualAddresses: 17, addressPair: 3, monitors: 9, members: 257, serverAddresses: 257 } as const;
+
+const cutString = (value: unknown) => (typeof value === 'string' && value.length > ADDRESS_BOUND ? value.slice(0, ADDRESS_BOUND) : value);
+/** A list cut one item past its bound, each item mapped; anything else as it is. */
+const cutList = (list: unknown, bound: number, item: (value: unknown) => unknown = (value) => value) =>
+  Array.isArray(list) ? list.slice(0, bound).map(item) : list;
+const withList = (record: Readonly<Record<string, unknown>>, key: string, bound: number, item?: (value: unknown) => unknown) =>
+  Object.hasOwn(record, key) ? { ...record, [key]: cutList(record[key], bound, item) } : record;
+
+/** A pool member any PoolMember accepts: stands in for each member object while the pool is validated. */
+const POOL_MEMBER_STAND_IN = { servicePort: 0, serverAddresses: ['127.0.0.1'] };
+
+const boundedPoolMember = (value: unknown) => (isRecord(value) ? withList(value, 'serverAddresses', LIST_BOUND.serverAddresses, cutString) : value);
+
+/** The member objects of a pool (within its bound), each validated on its own against PoolMember. */
+function poolMembersOf(member: unknown): [number, Record<string, unknown>][] {
+  const members = isRecord(member) && own(member, 'class') === POOL_CLASS ? own(member, 'members') : undefined;
+  if (!Array.isArray(members)) return [];
+  return members.slice(0, LIST_BOUND.members).flatMap((value, index): [number, Record<string, unknown>][] => (isRecord(value) ? [[index, value]] : []));
+}
 
 /**
- * A member whose address strings are cut to 65 characters for the schema check: the spec's IPv6
- * pattern backtracks quadratically (a megabyte of `:` would take hours), and an address that long
- * is refused for its length anyway. Only the copy validated is cut; the declaration is not.
+ * The copy of a member the schema check reads, so that its cost is bounded whatever the member holds:
+ * every list cut one item past its `maxItems` (a longer list is still refused, and every pointer kept),
+ * address strings cut to 65 characters, and a pool's member objects replaced by a stand-in (each is
+ * validated on its own, poolMembersOf). Because ajv (allErrors) copies the errors of each `$ref`'d item
+ * into the list's, quadratic in the items (650 000 bad pool members took minutes), and the spec's IPv6
+ * pattern backtracks quadratically (a megabyte of `:` would take hours), while an address that long is
+ * refused for its length anyway. Only the copy validated is cut; the declaration is not.
  */
-function withBoundedAddresses(member: unknown): unknown {
+function boundedForSchema(member: unknown): unknown {
   if (!isRecord(member)) return member;
   const cls = own(member, 'class');
-  if (cls === SERVICE_CLASS) return Object.hasOwn(member, 'virtualAddresses') ? { ...member, virtualAddresses: bound(member.virtualAddresses) } : member;
-  const members = own(member, 'members');
-  if (cls !== POOL_CLASS || !Array.isArray(members)) return member;
-  return { ...member, members: members.map((m) => (isRecord(m) && Object.hasOwn(m, 'serverAddresses') ? { ...m, serverAddresses: bound(m.serverAddresses) } : m)) };
+  if (cls === SERVICE_CLASS) {
+    const address = (value: unknown) => (Array.isArray(value) ? cutList(value, LIST_BOUND.addressPair, cutString) : cutString(value));
+    return withList(member, 'virtualAddresses', LIST_BOUND.virtualAddresses, address);
+  }
+  if (cls !== POOL_CLASS) return member;
+  const standIn = (value: unknown) => (isRecord(value) ? POOL_MEMBER_STAND_IN : value);
+  return withList(withList(member, 'monitors', LIST_BOUND.monitors), 'members', LIST_BOUND.members, standIn);
 }

@@ -26,6 +26,8 @@ export type TenantPlan = {
   services: ServicePlan[];
   lineCount: number;
   warnings: string[];
+  /** fingerprint.ts of `declaration`, when it was planned on the checker's thread. */
+  fingerprint?: string;
 };
 
 export type PlanResult = { ok: true; plan: TenantPlan } | { ok: false; message: string };

@@ -238,14 +238,13 @@ t.test('every error is at most 200 characters, and at most 100 errors are listed
   t.equal(errorsOf(first((d) => (d[long] = { class: 'Tenant', [long]: { class: 'Application', [long]: { class: 'Service_HTTP' } } })))[0]!.length, 200);
 });
 
-t.test('a megabyte address is refused for its length at once (the IPv6 pattern backtracks quadratically)', async (t) => {
+t.test('a megabyte address is refused for its length, before the IPv6 pattern (it backtracks quadratically) reads it', async (t) => {
+  // That it takes time linear in the address is proven as a ratio in src/hostile/device-config.test.ts (F-declaration-linear).
   const huge = `${':'.repeat(1_000_000)}x`;
-  const started = performance.now();
   const errors = errorsOf(first((d) => {
     d.Sample_01.A1.service.virtualAddresses = [huge];
     d.Sample_01.A1.web_pool.members[0].serverAddresses = [huge, '192.0.2.1'];
   }));
-  t.ok(performance.now() - started < 1000, 'well under a second');
   t.same(errors, [
     '/Sample_01/A1/service/virtualAddresses/0: should NOT be longer than 64 characters',
     '/Sample_01/A1/web_pool/members/0/serverAddresses/0: should NOT be longer than 64 characters',

@@ -60,14 +60,19 @@ export function schemaMessage(error: ErrorObject): string {
  */
 export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] {
   const choicePaths = new Set(errors.filter((e) => COMBINATORS.has(e.keyword)).map((e) => e.instancePath));
-  const within = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
+  /** Every path a problem was said at, and each of its ancestors: looked up once per combinator, so the work stays linear in the errors. */
+  const saidWithin = new Set<string>();
   const add = (instancePath: string, message: string) => {
     const key = `${instancePath}\u0000${message}`;
     if (seen.has(key)) return;
     seen.add(key);
     problems.push({ instancePath, message });
+    for (let end = instancePath.length; end > 0 && !saidWithin.has(instancePath.slice(0, end)); end = instancePath.lastIndexOf('/', end - 1)) {
+      saidWithin.add(instancePath.slice(0, end));
+    }
+    saidWithin.add('');
   };
   const typesAt = new Map<string, string[]>();
 
@@ -84,7 +89,7 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
       typesAt.set(path, types);
     } else if (COMBINATORS.has(error.keyword)) {
       // Branch errors come before their combinator: when none was said, the value had no branch's type.
-      if (problems.some((p) => within(p.instancePath, path))) continue;
+      if (saidWithin.has(path)) continue;
       const types = [...new Set(typesAt.get(path) ?? [])];
       add(path, types.length > 0 ? `should be ${types.join(',')}` : schemaMessage(error));
     } else if (error.keyword === 'pattern' && error.schemaPath.includes('/IpAddress/')) {

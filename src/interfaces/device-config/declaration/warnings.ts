@@ -1,5 +1,5 @@
 import { escapeSegment } from '../../../lib/contract/json-pointer.ts';
-import { isLoopback, parseAddress } from './address.ts';
+import { classifyAddress } from '../../../traffic/virtual-address.ts';
 import {
   APPLICATION_PROPERTIES, APPLIED, POOL_CLASS, SERVICE_CLASS, TENANT_PROPERTIES,
   applicationsOf, capList, clip, isAppliedMonitor, isRecord, membersOf, own,
@@ -55,9 +55,11 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
     (Array.isArray(addresses) ? addresses : []).forEach((address, index) => {
       const where = at(at(pointer, 'virtualAddresses'), index);
       if (typeof address === 'string') {
-        const parsed = parseAddress(address);
-        if (!parsed || !isLoopback(parsed)) warn(where, `${clip(address)} is not a loopback address; kept, not bound`);
-        else if (parsed.prefix !== (parsed.family === 4 ? 32 : 128)) warn(where, `${clip(address)} is a network, not one address; kept, not bound`);
+        // The data plane's own classification: what is said here is what it does (an IPv4-mapped loopback address is bound).
+        const classified = classifyAddress(address);
+        if (classified.bindable) return;
+        if (classified.kind === 'network') warn(where, `${clip(address)} is a network, not one address; kept, not bound`);
+        else warn(where, `${clip(address)} is not a loopback address; kept, not bound`);
       } else if (Array.isArray(address)) {
         warn(where, 'a [destination, source] pair is kept, not bound');
       } else {
