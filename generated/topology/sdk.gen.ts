@@ -99,7 +99,8 @@ export const createTopology = <ThrowOnError extends boolean = false>(options: Op
  * services stay and can then be deleted by their own paths, in the seed's order. 204 with no
  * body. Unknown topology: 404. A topology whose deployment task is still `STARTED`: 409 (wait
  * for the task). A device that cannot be reached or refuses: 503 naming it; the topology
- * stays.
+ * stays, recorded only on the devices that still have (or may have) its tenants. A device
+ * that is no longer in the inventory is skipped: 200 naming it (designed).
  *
  */
 export const deleteTopology = <ThrowOnError extends boolean = false>(options: Options<DeleteTopologyData, ThrowOnError>): RequestResult<DeleteTopologyResponses, DeleteTopologyErrors, ThrowOnError> => (options.client ?? client).delete<DeleteTopologyResponses, DeleteTopologyErrors, ThrowOnError>({
@@ -143,7 +144,8 @@ export const getTopologyTask = <ThrowOnError extends boolean = false>(options: O
  * Removes the service chain, from the devices it was deployed to (tenant `ssloC_<name>`) and
  * from the management system. Designed: 204 with no body; 404 when no chain has that name;
  * 409 while a security policy rule still names it in `actionOptions.serviceChain`; 503 when a
- * device cannot be reached or refuses (the object stays).
+ * device cannot be reached or refuses (the object stays); 200 naming the devices skipped because
+ * they are no longer in the inventory.
  *
  */
 export const deleteServiceChain = <ThrowOnError extends boolean = false>(options: Options<DeleteServiceChainData, ThrowOnError>): RequestResult<DeleteServiceChainResponses, DeleteServiceChainErrors, ThrowOnError> => (options.client ?? client).delete<DeleteServiceChainResponses, DeleteServiceChainErrors, ThrowOnError>({
@@ -171,7 +173,8 @@ export const getServiceChain = <ThrowOnError extends boolean = false>(options: O
  * Removes the SSL settings object, from the devices it was deployed to (tenant `ssloL_<name>`)
  * and from the management system. Designed: 204 with no body; 404 when no SSL settings object
  * has that name; 409 while a topology still names it in `sslSetting`; 503 when a device cannot be
- * reached or refuses (the object stays).
+ * reached or refuses (the object stays); 200 naming the devices skipped because they are no
+ * longer in the inventory.
  *
  */
 export const deleteSslSettings = <ThrowOnError extends boolean = false>(options: Options<DeleteSslSettingsData, ThrowOnError>): RequestResult<DeleteSslSettingsResponses, DeleteSslSettingsErrors, ThrowOnError> => (options.client ?? client).delete<DeleteSslSettingsResponses, DeleteSslSettingsErrors, ThrowOnError>({
@@ -201,7 +204,8 @@ export const getSslSettings = <ThrowOnError extends boolean = false>(options: Op
  * the seed's delete paths). Removes the service, from the devices it was deployed to (tenant
  * `ssloS_<name>`, with its pool) and from the management system: 204 with no body; 404 when no
  * service has that name; 409 while a service chain still lists it in `orderedServiceList`; 503
- * when a device cannot be reached or refuses (the object stays).
+ * when a device cannot be reached or refuses (the object stays); 200 naming the devices skipped
+ * because they are no longer in the inventory.
  *
  */
 export const deleteService = <ThrowOnError extends boolean = false>(options: Options<DeleteServiceData, ThrowOnError>): RequestResult<DeleteServiceResponses, DeleteServiceErrors, ThrowOnError> => (options.client ?? client).delete<DeleteServiceResponses, DeleteServiceErrors, ThrowOnError>({
@@ -231,7 +235,8 @@ export const getService = <ThrowOnError extends boolean = false>(options: Option
  * devices it was deployed to (tenant `ssloP_<name>`) and from the management system: 204 with no
  * body; 404 when no security policy has that name; 409 while a topology still names it in
  * `securityPolicy` (deleting that topology deletes the policy it owns); 503 when a device cannot
- * be reached or refuses (the object stays).
+ * be reached or refuses (the object stays); 200 naming the devices skipped because they are no
+ * longer in the inventory.
  *
  */
 export const deleteSecurityPolicy = <ThrowOnError extends boolean = false>(options: Options<DeleteSecurityPolicyData, ThrowOnError>): RequestResult<DeleteSecurityPolicyResponses, DeleteSecurityPolicyErrors, ThrowOnError> => (options.client ?? client).delete<DeleteSecurityPolicyResponses, DeleteSecurityPolicyErrors, ThrowOnError>({

@@ -420,9 +420,13 @@ export type TopologyRecord = {
     lastTaskId?: string;
     lastTaskStatus?: TaskStatus;
     /**
-     * Host names of the devices the topology is deployed to.
+     * Host names of the devices that confirmed the topology's deployment.
      */
     devices?: Array<string>;
+    /**
+     * Host names of the devices the topology may be on (a deployment whose answer was lost or is still awaited); a delete removes it there too.
+     */
+    unconfirmedDevices?: Array<string>;
     selfLink: string;
 };
 
@@ -443,9 +447,13 @@ export type DeploymentInfo = {
      */
     usedBy?: Array<string>;
     /**
-     * Host names of the devices the object is deployed to.
+     * Host names of the devices that confirmed the object's deployment.
      */
     devices?: Array<string>;
+    /**
+     * Host names of the devices the object may be on (a deployment whose answer was lost or is still awaited); a delete removes it there too.
+     */
+    unconfirmedDevices?: Array<string>;
     selfLink?: string;
 };
 
@@ -475,6 +483,26 @@ export type ServiceChainRecord = ServiceChain & DeploymentInfo;
  * A service as the management system holds it.
  */
 export type ServiceRecord = Service & DeploymentInfo;
+
+/**
+ * What a delete that skipped devices no longer in the inventory answers (designed).
+ */
+export type DeleteResult = {
+    /**
+     * That the object was deleted, and per skipped device the tenants that may still be on it.
+     */
+    message: string;
+    /**
+     * The devices no longer in the inventory that the object was (or may have been) deployed to; they were not asked to remove it.
+     */
+    skippedDevices: Array<{
+        hostname: string;
+        /**
+         * The object's tenants (and those of the security policy a topology takes along) that may still be on the device.
+         */
+        tenants: Array<string>;
+    }>;
+};
 
 /**
  * A device of the management system's inventory (never its credentials).
@@ -681,7 +709,7 @@ export type DeleteTopologyErrors = {
      */
     409: RestError;
     /**
-     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     * A device the object is (or may be) deployed to could not be reached or refused to remove it; the object stays on the management system, recorded only where its tenants still are or may be (send the delete again).
      */
     503: RestError;
 };
@@ -689,6 +717,13 @@ export type DeleteTopologyErrors = {
 export type DeleteTopologyError = DeleteTopologyErrors[keyof DeleteTopologyErrors];
 
 export type DeleteTopologyResponses = {
+    /**
+     * The object has been removed from the management system and from every device of the inventory
+     * it was (or may have been) deployed to; devices that are no longer in the inventory were not
+     * asked and are named, with the tenants that may still be on them (designed).
+     *
+     */
+    200: DeleteResult;
     /**
      * The topology has been removed (designed status).
      */
@@ -803,7 +838,7 @@ export type DeleteServiceChainErrors = {
      */
     409: RestError;
     /**
-     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     * A device the object is (or may be) deployed to could not be reached or refused to remove it; the object stays on the management system, recorded only where its tenants still are or may be (send the delete again).
      */
     503: RestError;
 };
@@ -811,6 +846,13 @@ export type DeleteServiceChainErrors = {
 export type DeleteServiceChainError = DeleteServiceChainErrors[keyof DeleteServiceChainErrors];
 
 export type DeleteServiceChainResponses = {
+    /**
+     * The object has been removed from the management system and from every device of the inventory
+     * it was (or may have been) deployed to; devices that are no longer in the inventory were not
+     * asked and are named, with the tenants that may still be on them (designed).
+     *
+     */
+    200: DeleteResult;
     /**
      * The object has been removed (designed status).
      */
@@ -887,7 +929,7 @@ export type DeleteSslSettingsErrors = {
      */
     409: RestError;
     /**
-     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     * A device the object is (or may be) deployed to could not be reached or refused to remove it; the object stays on the management system, recorded only where its tenants still are or may be (send the delete again).
      */
     503: RestError;
 };
@@ -895,6 +937,13 @@ export type DeleteSslSettingsErrors = {
 export type DeleteSslSettingsError = DeleteSslSettingsErrors[keyof DeleteSslSettingsErrors];
 
 export type DeleteSslSettingsResponses = {
+    /**
+     * The object has been removed from the management system and from every device of the inventory
+     * it was (or may have been) deployed to; devices that are no longer in the inventory were not
+     * asked and are named, with the tenants that may still be on them (designed).
+     *
+     */
+    200: DeleteResult;
     /**
      * The object has been removed (designed status).
      */
@@ -971,7 +1020,7 @@ export type DeleteServiceErrors = {
      */
     409: RestError;
     /**
-     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     * A device the object is (or may be) deployed to could not be reached or refused to remove it; the object stays on the management system, recorded only where its tenants still are or may be (send the delete again).
      */
     503: RestError;
 };
@@ -979,6 +1028,13 @@ export type DeleteServiceErrors = {
 export type DeleteServiceError = DeleteServiceErrors[keyof DeleteServiceErrors];
 
 export type DeleteServiceResponses = {
+    /**
+     * The object has been removed from the management system and from every device of the inventory
+     * it was (or may have been) deployed to; devices that are no longer in the inventory were not
+     * asked and are named, with the tenants that may still be on them (designed).
+     *
+     */
+    200: DeleteResult;
     /**
      * The object has been removed (designed status).
      */
@@ -1055,7 +1111,7 @@ export type DeleteSecurityPolicyErrors = {
      */
     409: RestError;
     /**
-     * A device the object is deployed to could not be reached or refused to remove it; the object stays on the management system (send the delete again).
+     * A device the object is (or may be) deployed to could not be reached or refused to remove it; the object stays on the management system, recorded only where its tenants still are or may be (send the delete again).
      */
     503: RestError;
 };
@@ -1063,6 +1119,13 @@ export type DeleteSecurityPolicyErrors = {
 export type DeleteSecurityPolicyError = DeleteSecurityPolicyErrors[keyof DeleteSecurityPolicyErrors];
 
 export type DeleteSecurityPolicyResponses = {
+    /**
+     * The object has been removed from the management system and from every device of the inventory
+     * it was (or may have been) deployed to; devices that are no longer in the inventory were not
+     * asked and are named, with the tenants that may still be on them (designed).
+     *
+     */
+    200: DeleteResult;
     /**
      * The object has been removed (designed status).
      */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../lib/clock.ts';
 import type { Cancel, Timers } from '../lib/timers.ts';
 import type { Database, DatabaseEngine, Migration } from './database.ts';
+import { startJobRetention } from './job-retention.ts';
 
 /**
  * Background jobs with leases, in one `jobs` table of the SQL store (both engines): a job survives a
@@ -171,6 +172,8 @@ export type JobWorkerOptions<P> = {
   /** Called when a job is given up (see the module comment: at least once). Its errors are logged; the job still ends 'failed'. */
   giveUp(job: Job<P>, reason: string): Promise<void>;
   logger?: { warn(fields: object, msg: string): void; error(fields: object, msg: string): void };
+  /** Finished (done or failed) jobs of the queue are purged this long after they ended (job-retention.ts); default: kept. */
+  retainFinishedMs?: number;
 };
 
 type Claim<P> = { job: Job<P>; lapsed: boolean };
@@ -200,6 +203,7 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
   let pollTimer: Cancel | undefined;
   let filling: Promise<void> | undefined;
   let pokedWhileFilling = false;
+  let stopRetention: Cancel = () => undefined;
 
   const claim = (): Promise<Claim<P> | 'unreadable' | undefined> =>
     // Read committed is safe here: the picked row is locked (FOR UPDATE) until the claim commits.
@@ -345,6 +349,7 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
     start(): void {
       if (started) return;
       started = true;
+      if (options.retainFinishedMs !== undefined) stopRetention = startJobRetention({ db, queue, clock, timers, retainMs: options.retainFinishedMs, ...(logger ? { logger } : {}) });
       poke();
     },
     /** Look for work now (after an enqueue in this process). */
@@ -352,6 +357,7 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
     /** Stops claiming; waits for running jobs (their signal is aborted after `graceMs`, default 5000, on the injected timers). */
     async stop(stopOptions: { graceMs?: number } = {}): Promise<void> {
       stopping = true;
+      stopRetention();
       pollTimer?.();
       pollTimer = undefined;
       await filling;

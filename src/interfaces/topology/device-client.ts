@@ -5,8 +5,14 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Timers } from '../../lib/timers.ts';
 import type { ManagedDevice } from './device-inventory.ts';
 
-/** A device call's outcome: done, or the device's own message (or why it could not be reached). */
-export type DeviceOutcome = { ok: true } | { ok: false; message: string };
+/**
+ * A device call's outcome: done, or the device's own message (or why it could not be reached), with
+ * what is known of its effect: the tenants the device answered it did deploy (or remove) although
+ * others failed, and whether the rest may have taken effect. `unchanged`: the request never reached
+ * the device, or the device answered that it did not apply it. `unknown`: the answer was lost (a
+ * time-out, a connection cut after sending), so the device may have applied any part of it.
+ */
+export type DeviceOutcome = { ok: true } | { ok: false; message: string; confirmed: readonly string[]; others: 'unchanged' | 'unknown' };
 
 export interface DeviceClient {
   /** Deploys these tenants (selective update: the device's other tenants stay). */
@@ -114,14 +120,36 @@ async function settle(send: () => Promise<SdkResult>): Promise<SdkResult> {
   }
 }
 
-/** Done only when the device answered 200 and every tenant's result is 200 (`success` or `no change`); otherwise why not. */
+/** Connection failures that happen before a byte of the request is sent: the device cannot have acted on it. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_HAS_EXPIRED']);
+
+/**
+ * Done only when the device answered 200 and every tenant's result is 200 (`success` or `no change`);
+ * otherwise why not, and what of it is known to have happened (see DeviceOutcome).
+ */
 function outcomeOf(result: SdkResult | { failure: string }, timeoutMs: number): DeviceOutcome {
-  if ('failure' in result) return { ok: false, message: result.failure };
+  // No token: the call itself was never sent.
+  if ('failure' in result) return { ok: false, message: result.failure, confirmed: [], others: 'unchanged' };
   const answer = (result.data ?? result.error) as Partial<DeployResponse> | undefined;
-  const failed = Array.isArray(answer?.results) ? answer.results.filter((r) => r.code !== 200) : [];
-  if (result.response?.status === 200 && failed.length === 0) return { ok: true };
-  if (failed.length > 0) return { ok: false, message: `the device refused ${failed.map((r) => `${r.tenant ?? '?'} (${r.response ?? r.message})`).slice(0, 5).join('; ')}` };
-  return { ok: false, message: failureMessage(result, timeoutMs) };
+  const results = Array.isArray(answer?.results) ? answer.results : undefined;
+  const failed = results?.filter((r) => r.code !== 200) ?? [];
+  const status = result.response?.status;
+  if (status === 200 && failed.length === 0) return { ok: true };
+  if (results && failed.length > 0) {
+    // Per tenant: the device applied the ones it answered 200 for and none of the others.
+    const confirmed = results.filter((r) => r.code === 200 && typeof r.tenant === 'string').map((r) => r.tenant!);
+    return { ok: false, message: `the device refused ${failed.map((r) => `${r.tenant ?? '?'} (${r.response ?? r.message})`).slice(0, 5).join('; ')}`, confirmed, others: 'unchanged' };
+  }
+  return { ok: false, message: failureMessage(result, timeoutMs), confirmed: [], others: status !== undefined ? answeredOthers(status) : lostOthers(result.error) };
+}
+
+/** An answer without per-tenant results: a refusal (4xx, 503 busy) applied nothing; another 5xx may have come mid-way. */
+const answeredOthers = (status: number): 'unchanged' | 'unknown' => (status < 500 || status === 503 ? 'unchanged' : 'unknown');
+
+/** No answer: unchanged only when the connection failed before sending (a time-out or a cut may come after the device acted). */
+function lostOthers(error: unknown): 'unchanged' | 'unknown' {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return typeof cause?.code === 'string' && NOT_SENT.has(cause.code) ? 'unchanged' : 'unknown';
 }
 
 /** The device's own `message`, or a plain sentence when it could not be reached (never a header or credential). */

@@ -84,6 +84,8 @@ export const topologyModule = {
           maxAttempts: DEPLOY_ATTEMPTS,
           run: (job, { signal }) => service.deploy(job.payload.taskId, signal),
           giveUp: (job, reason) => service.giveUp(job.payload.taskId, reason),
+          // The task records are the topology store's; a finished job row is only the queue's history.
+          retainFinishedMs: config.centralJobRetentionSeconds * 1000,
           logger,
         });
         worker.start();

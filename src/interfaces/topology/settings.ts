@@ -13,6 +13,7 @@ export const TOPOLOGY_SETTINGS = [
     secret: true,
   },
   { key: 'centralTaskLeaseMs', env: 'PORTOLAN_CENTRAL_TASK_LEASE_MS', schema: { type: 'integer', minimum: 200, maximum: 600_000 }, default: 30_000, description: 'How long a running deployment task is held by its process without renewal; after a crash the task resumes this long after the restart (B).' },
+  { key: 'centralJobRetentionSeconds', env: 'PORTOLAN_CENTRAL_JOB_RETENTION_S', schema: { type: 'integer', minimum: 60, maximum: 31_536_000 }, default: 604_800, description: 'Finished deployment jobs are purged from the store this many seconds after they ended; the task records stay (B).' },
   { key: 'centralDeviceTimeoutMs', env: 'PORTOLAN_CENTRAL_DEVICE_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 600_000 }, default: 30_000, description: 'Time limit of each call the management system makes to a device (B).' },
 ] as const satisfies readonly Setting[];
 

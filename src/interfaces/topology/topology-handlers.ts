@@ -3,7 +3,8 @@ import type { HandlerResponse, TypedHandler } from '../../server/handler-types.t
 import type { DeviceInventory } from './device-inventory.ts';
 import type { Problem } from './topology-check.ts';
 import { KIND_LABEL, type Definition, type ObjectKind } from './topology-plan.ts';
-import type { Refusal, TopologyService } from './topology-service.ts';
+import type { Refusal } from './topology-outcome.ts';
+import type { TopologyService } from './topology-service.ts';
 import type { TaskRow } from './topology-store.ts';
 
 export type TopologyHandlerDeps = {
@@ -72,7 +73,7 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
       ...(found.lastTask ? { lastTaskId: found.lastTask.id, lastTaskStatus: found.lastTask.status } : {}),
       selfLink: `${SELF}/mgmt/cm/ssl-orch/api/topology/${definition.name}`,
     };
-    return { status: 200, body: { ...body, devices: found.devices } };
+    return { status: 200, body: { ...body, devices: found.devices, unconfirmedDevices: found.unconfirmedDevices } };
   };
 
   /** GET of an object kind: its definition as stored, who uses it, where it is deployed. */
@@ -80,12 +81,20 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
     const name = request.params[param]!;
     const found = await service.read(kind, name);
     if (!found) return failure(404, `${KIND_LABEL[kind]} '${name}' was not found.`, request.remoteAddress);
-    return { status: 200, body: { ...found.definition, usedBy: found.usedBy, devices: found.devices, selfLink: `${SELF}${PATHS[kind]}/${name}` } };
+    const { definition, usedBy, devices, unconfirmedDevices } = found;
+    return { status: 200, body: { ...definition, usedBy, devices, unconfirmedDevices, selfLink: `${SELF}${PATHS[kind]}/${name}` } };
   };
-  /** DELETE of any kind: 204, or the refusal (404, 409 in use, 503 a device failed). */
+  /**
+   * DELETE of any kind: 204; 200 with a `DeleteResult` when devices no longer in the inventory were
+   * skipped (their tenants may still be there); or the refusal (404, 409 in use, 503 a device failed).
+   */
   const deleter = (kind: ObjectKind, param: string) => async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
     const outcome = await service.remove(kind, request.params[param]!);
-    return outcome.ok ? { status: 204 } : refused(outcome.refusal, request.remoteAddress);
+    if (!outcome.ok) return refused(outcome.refusal, request.remoteAddress);
+    const { skippedDevices, message } = outcome.value;
+    if (skippedDevices.length === 0) return { status: 204 };
+    const body: B.DeleteResult = { message, skippedDevices };
+    return { status: 200, body };
   };
 
   const listManagedDevices: TypedHandler<B.ListManagedDevicesData, B.ListManagedDevicesResponses & B.ListManagedDevicesErrors> = () => ({

@@ -105,7 +105,7 @@ t.test('identical objects are reused, a different definition under a name is 409
   const failed = await settled(client, failing.data!.id);
   t.equal(failed.status, 'FAILED');
   t.match(failed.message, /^Deployment to dev1 failed: .*could not be reached/);
-  t.match(failed.message, /Their removal could not be confirmed, so these tenants may still be on: dev1 \(ssloL_ssl_four, ssloS_icap_four, ssloC_chain_four, ssloP_policy_four, ssloT_sslo_four\)/, 'the undo could not reach the device either, and the task says so');
+  t.notMatch(failed.message, /may still be on/, 'nothing reached the device, so the task names nothing as left there');
   for (const read of [
     sdk.getTopology({ client, path: { topologyName: 'sslo_four' } }),
     sdk.getSslSettings({ client, path: { sslSettingsName: 'ssl_four' } }),

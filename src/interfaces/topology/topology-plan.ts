@@ -3,6 +3,8 @@ import type { TopologyRequest } from '../../../generated/topology/types.gen.ts';
 /** The kinds of object a topology is built from, as the management system stores them. */
 export type ObjectKind = 'topology' | 'ssl' | 'policy' | 'chain' | 'service';
 export type Definition = Record<string, unknown>;
+/** Names one object (kind and name are its key). */
+export type ObjectKey = { kind: ObjectKind; name: string };
 export type ObjectDef = { kind: ObjectKind; name: string; definition: Definition };
 /** `from` uses `to` (`via`: the rule of a policy that names a chain; '' otherwise). */
 export type ObjectRef = { fromKind: ObjectKind; fromName: string; toKind: ObjectKind; toName: string; via: string };

@@ -3,14 +3,12 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Database } from '../../stores/database.ts';
 import { isDatabaseError } from '../../stores/database-error.ts';
-import type { DeviceClient } from './device-client.ts';
+import type { DeviceClient, DeviceOutcome } from './device-client.ts';
 import type { DeviceInventory } from './device-inventory.ts';
-import { canonicalJson, KIND_LABEL, objectsOfRequest, tenantName, tenantOf, type Definition, type ObjectDef, type ObjectKind, type ObjectRef } from './topology-plan.ts';
+import { createTopologyDelete } from './topology-delete.ts';
+import { canonicalJson, KIND_LABEL, objectsOfRequest, tenantName, tenantOf, type Definition, type ObjectDef, type ObjectKey, type ObjectKind } from './topology-plan.ts';
+import { quote, refuse, type Outcome } from './topology-outcome.ts';
 import { topologyStore as store, type TaskRow } from './topology-store.ts';
-
-/** A refusal the handlers answer as is: its status and the message of B's error body. */
-export type Refusal = { status: 404 | 409 | 503; message: string };
-export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
 export type TopologyServiceOptions = {
   db: Database;
@@ -25,9 +23,6 @@ export type TopologyServiceOptions = {
 
 /** How long a delete's mark keeps creates from reusing an object (a delete cut off by a crash stops counting then). */
 const DELETE_MARK_MS = 10 * 60 * 1000;
-
-const refuse = (status: Refusal['status'], message: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { status, message } });
-const quote = (name: string) => `'${name}'`;
 
 /**
  * The management system (B): creates topologies with their objects (reusing identical ones),
@@ -103,15 +98,18 @@ export function createTopologyService(options: TopologyServiceOptions) {
     const objects = await reachable(db, task.topologyName);
     if (!objects.some((o) => o.kind === 'topology')) return fail(task, `Topology ${quote(task.topologyName)} is no longer on the management system.`);
     const tenants = Object.fromEntries(objects.map(tenantOf));
+    // This run's own mark on its attempts: a run of the same task that a lost lease left going never settles ours.
+    const run = `${task.id}:${options.newTaskId()}`;
     for (const target of task.targets) {
       const device = inventory.find(target.name);
       if (!device) return fail(task, `Deployment to ${target.name} failed: the device is no longer in the inventory (PORTOLAN_CENTRAL_DEVICES).`);
-      // Recorded before the call: whatever part of it reaches the device, a record says where to remove
-      // it from (removing a tenant a device does not have is harmless, `no change`).
+      // Recorded before the call as "may be there": whatever part of it reaches the device, even if this
+      // process dies before the answer, a record says where to remove it from. The answer settles it.
       await db.transaction(async (tx) => {
-        for (const object of objects) await store.addDeployment(tx, object.kind, object.name, target.name);
+        for (const object of objects) await store.addAttempt(tx, run, object.kind, object.name, target.name);
       });
       const outcome = await devices.deployTenants(device, tenants, `sslo-${task.id}`, signal);
+      await settleAttempts(run, target.name, objects, outcome);
       signal.throwIfAborted();
       if (!outcome.ok) return fail(task, `Deployment to ${target.name} failed: ${outcome.message}`);
     }
@@ -121,23 +119,41 @@ export function createTopologyService(options: TopologyServiceOptions) {
   }
 
   /**
-   * Ends a task FAILED and removes what it created, first from its devices, then from the records,
-   * so the same request can be sent again. An object created by this task that another topology
-   * has started to use meanwhile stays. Tenants a device could not remove are named in the message.
+   * What the device's answer says: the tenants it confirmed are recorded as there; when it says it
+   * applied nothing more (or never got the request) the others' attempts go; when the answer was
+   * lost they stay, as "may be there" (a delete removes them, a device without them answers `no change`).
+   */
+  async function settleAttempts(run: string, device: string, objects: readonly ObjectDef[], outcome: DeviceOutcome): Promise<void> {
+    const arrived = (o: ObjectDef) => outcome.ok || outcome.confirmed.includes(tenantName(o.kind, o.name));
+    const confirmed = objects.filter(arrived);
+    const dropped = outcome.ok || outcome.others === 'unknown' ? [] : objects.filter((o) => !arrived(o));
+    if (confirmed.length + dropped.length === 0) return;
+    await db.transaction(async (tx) => {
+      for (const o of confirmed) await store.confirmDeployment(tx, run, o.kind, o.name, device);
+      for (const o of dropped) await store.dropAttempt(tx, run, o.kind, o.name, device);
+    });
+  }
+
+  /**
+   * Ends a task FAILED and removes what it created, first from the devices where it is or may be,
+   * then from the records, so the same request can be sent again. An object created by this task that
+   * another topology has started to use meanwhile stays. A device that nothing of the task reached is
+   * neither asked nor named; tenants a device could not remove are named in the message.
    */
   async function fail(task: TaskRow, reason: string): Promise<void> {
     const createdHere = new Set(task.created.map((c) => `${c.kind}\u0000${c.name}`));
-    const removable: TaskRow['created'] = [];
+    const removable: ObjectKey[] = [];
     for (const object of task.created) {
       const users = await store.usersOf(db, object.kind, object.name);
       if (users.every((u) => createdHere.has(`${u.fromKind}\u0000${u.fromName}`))) removable.push(object);
     }
-    const tenants = removable.map((o) => tenantName(o.kind, o.name));
     const left: string[] = [];
-    for (const target of task.targets) {
-      const device = inventory.find(target.name);
-      const outcome = device ? await devices.removeTenants(device, tenants) : { ok: false as const, message: 'not in the inventory' };
-      if (!outcome.ok && tenants.length > 0) left.push(`${target.name} (${tenants.join(', ')})`);
+    for (const [hostname, objects] of await store.placesOfEach(db, removable)) {
+      const tenants = objects.map((o) => tenantName(o.kind, o.name));
+      const device = inventory.find(hostname);
+      const outcome: DeviceOutcome = device ? await devices.removeTenants(device, tenants) : { ok: false, message: 'not in the inventory', confirmed: [], others: 'unchanged' };
+      const stay = outcome.ok ? [] : tenants.filter((tenant) => !outcome.confirmed.includes(tenant));
+      if (stay.length > 0) left.push(`${hostname} (${stay.join(', ')})`);
     }
     const note = left.length > 0 ? ` Their removal could not be confirmed, so these tenants may still be on: ${left.join('; ')}.` : '';
     // One transaction: a crash cannot leave the records gone and the task still STARTED (or the other way round).
@@ -154,76 +170,18 @@ export function createTopologyService(options: TopologyServiceOptions) {
     if (task?.status === 'STARTED') await fail(task, `The deployment could not complete: ${reason}.`);
   }
 
-  /** Why an object cannot be deleted: the first object that still uses it. */
-  function inUse(kind: ObjectKind, name: string, user: ObjectRef): string {
-    const label = `${KIND_LABEL[kind]} ${quote(name)}`;
-    const verb = kind === 'ssl' ? 'are' : 'is';
-    if (user.fromKind === 'policy' && user.via !== '') return `${label} ${verb} used by rule ${quote(user.via)} of security policy ${quote(user.fromName)}.`;
-    return `${label} ${verb} used by ${KIND_LABEL[user.fromKind].toLowerCase()} ${quote(user.fromName)}; delete the ${KIND_LABEL[user.fromKind].toLowerCase()} first.`;
-  }
-
-  /**
-   * Deletes an object: refused while another object uses it (a topology: while its task runs); its
-   * tenants leave every device first (a device that fails: 503, the records stay); then the records.
-   * A topology takes the security policy created with it along, unless another topology uses that
-   * policy (a policy another topology created and this one reused stays).
-   */
-  async function remove(kind: ObjectKind, name: string): Promise<Outcome<void>> {
-    // Decided and marked in one transaction: a create that starts using the object meanwhile either
-    // came first (the delete sees it: 409) or comes after (it sees the mark and does not reuse it).
-    const decided = await db.transaction(async (tx): Promise<Outcome<{ kind: ObjectKind; name: string }[]>> => {
-      if (!(await store.getObject(tx, kind, name))) return refuse(404, `${KIND_LABEL[kind]} ${quote(name)} was not found.`);
-      const doomed: { kind: ObjectKind; name: string }[] = [{ kind, name }];
-      if (kind === 'topology') {
-        const task = await store.lastTaskOf(tx, name);
-        if (task?.status === 'STARTED') return refuse(409, `Topology ${quote(name)} is being deployed by task ${task.id}; delete it when the task has ended.`);
-        // The security policy created with this topology goes with it, unless another topology uses it.
-        const policy = (await store.usesOf(tx, 'topology', name)).find((r) => r.toKind === 'policy');
-        const owner = policy && (await store.getObject(tx, 'policy', policy.toName));
-        const ownedHere = owner && (await store.getTask(tx, owner.createdByTask))?.topologyName === name;
-        if (policy && ownedHere && (await store.usersOf(tx, 'policy', policy.toName)).every((u) => u.fromKind === 'topology' && u.fromName === name)) {
-          doomed.push({ kind: 'policy', name: policy.toName });
-        }
-      } else {
-        const user = (await store.usersOf(tx, kind, name))[0];
-        if (user) return refuse(409, inUse(kind, name, user));
-      }
-      for (const object of doomed) await store.markDeleting(tx, object.kind, object.name, clock.nowMs());
-      return { ok: true, value: doomed };
-    });
-    if (!decided.ok) return decided;
-    const doomed = decided.value;
-    // Off the devices first, device by device; what a device confirmed is no longer recorded there.
-    const byDevice = new Map<string, { kind: ObjectKind; name: string }[]>();
-    for (const object of doomed) {
-      for (const device of await store.devicesOf(db, object.kind, object.name)) byDevice.set(device, [...(byDevice.get(device) ?? []), object]);
-    }
-    for (const [hostname, objects] of byDevice) {
-      const device = inventory.find(hostname);
-      const tenants = objects.map((o) => tenantName(o.kind, o.name));
-      const outcome = device ? await devices.removeTenants(device, tenants) : { ok: false as const, message: 'the device is no longer in the inventory' };
-      if (!outcome.ok) {
-        await db.transaction(async (tx) => {
-          for (const object of doomed) await store.markDeleting(tx, object.kind, object.name, undefined);
-        });
-        return refuse(503, `Device ${quote(hostname)} could not remove ${tenants.map(quote).join(', ')}: ${outcome.message}. ${KIND_LABEL[kind]} ${quote(name)} was not deleted; send the delete again.`);
-      }
-      await db.transaction(async (tx) => {
-        for (const object of objects) await store.removeDeployment(tx, object.kind, object.name, hostname);
-      });
-    }
-    await db.transaction(async (tx) => {
-      for (const object of doomed) await store.deleteObject(tx, object.kind, object.name);
-    });
-    return { ok: true, value: undefined };
-  }
-
-  /** An object as stored, with the names of the objects that use it and the devices it is deployed to. */
-  async function read(kind: ObjectKind, name: string): Promise<{ definition: Definition; usedBy: string[]; devices: string[] } | undefined> {
+  /** An object as stored, with the names of the objects that use it and the devices it is (or may be) deployed to. */
+  async function read(kind: ObjectKind, name: string): Promise<{ definition: Definition; usedBy: string[]; devices: string[]; unconfirmedDevices: string[] } | undefined> {
     const found = await store.getObject(db, kind, name);
     if (!found) return undefined;
     const users = await store.usersOf(db, kind, name);
-    return { definition: found.definition, usedBy: [...new Set(users.map((u) => u.fromName))], devices: await store.devicesOf(db, kind, name) };
+    const places = await store.placesOf(db, kind, name);
+    return {
+      definition: found.definition,
+      usedBy: [...new Set(users.map((u) => u.fromName))],
+      devices: places.filter((p) => p.confirmed).map((p) => p.device),
+      unconfirmedDevices: places.filter((p) => !p.confirmed).map((p) => p.device),
+    };
   }
 
   /** A topology with the names of the chains and services it reaches and its last task. */
@@ -240,7 +198,7 @@ export function createTopologyService(options: TopologyServiceOptions) {
     create,
     deploy,
     giveUp,
-    remove,
+    remove: createTopologyDelete({ db, clock, inventory, devices }),
     read,
     readTopology,
     task: (id: string) => store.getTask(db, id),

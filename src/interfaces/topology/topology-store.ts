@@ -1,5 +1,5 @@
 import type { Database } from '../../stores/database.ts';
-import type { Definition, ObjectDef, ObjectKind, ObjectRef } from './topology-plan.ts';
+import type { Definition, ObjectDef, ObjectKey, ObjectKind, ObjectRef } from './topology-plan.ts';
 
 export type TaskStatus = 'STARTED' | 'FINISHED' | 'FAILED';
 export type Target = { type: string; name: string };
@@ -59,11 +59,12 @@ export const topologyStore = {
     ]);
   },
 
-  /** Removes the object, what it uses (its references) and where it is deployed. */
+  /** Removes the object, what it uses (its references) and where it is (or may be) deployed. */
   async deleteObject(db: Database, kind: ObjectKind, name: string): Promise<void> {
     await db.execute('DELETE FROM topology_objects WHERE kind = $1 AND name = $2', [kind, name]);
     await db.execute('DELETE FROM topology_refs WHERE from_kind = $1 AND from_name = $2', [kind, name]);
     await db.execute('DELETE FROM topology_deployments WHERE kind = $1 AND name = $2', [kind, name]);
+    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2', [kind, name]);
   },
 
   async insertRef(db: Database, ref: ObjectRef): Promise<void> {
@@ -91,17 +92,43 @@ export const topologyStore = {
     return rows.map((r) => ({ fromKind: kind, fromName: name, toKind: r.to_kind, toName: r.to_name, via: r.via }));
   },
 
-  async addDeployment(db: Database, kind: ObjectKind, name: string, device: string): Promise<void> {
+  /** Before a task sends the object to the device: from now on it may be there (until the answer settles it). */
+  async addAttempt(db: Database, taskId: string, kind: ObjectKind, name: string, device: string): Promise<void> {
+    await db.execute('INSERT INTO topology_deploy_attempts (kind, name, device, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [kind, name, device, taskId]);
+  },
+
+  /** The device confirmed it has the object (deployed, or `no change`): recorded as there, the task's attempt settled. */
+  async confirmDeployment(db: Database, taskId: string, kind: ObjectKind, name: string, device: string): Promise<void> {
     await db.execute('INSERT INTO topology_deployments (kind, name, device) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [kind, name, device]);
+    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3 AND task_id = $4', [kind, name, device, taskId]);
   },
 
-  async removeDeployment(db: Database, kind: ObjectKind, name: string, device: string): Promise<void> {
+  /** The task's attempt did not reach the device (or the device applied none of it): its record goes, another's stays. */
+  async dropAttempt(db: Database, taskId: string, kind: ObjectKind, name: string, device: string): Promise<void> {
+    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3 AND task_id = $4', [kind, name, device, taskId]);
+  },
+
+  /** The device confirmed the object is gone (removed, or it never had it): no record of it there remains. */
+  async clearDevice(db: Database, kind: ObjectKind, name: string, device: string): Promise<void> {
     await db.execute('DELETE FROM topology_deployments WHERE kind = $1 AND name = $2 AND device = $3', [kind, name, device]);
+    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3', [kind, name, device]);
   },
 
-  async devicesOf(db: Database, kind: ObjectKind, name: string): Promise<string[]> {
-    const rows = await db.query<{ device: string }>('SELECT device FROM topology_deployments WHERE kind = $1 AND name = $2 ORDER BY device', [kind, name]);
-    return rows.map((r) => r.device);
+  /** The devices the object is on (`confirmed`) or may be on (an attempt whose answer was lost, or is still awaited). */
+  async placesOf(db: Database, kind: ObjectKind, name: string): Promise<{ device: string; confirmed: boolean }[]> {
+    const confirmed = await db.query<{ device: string }>('SELECT device FROM topology_deployments WHERE kind = $1 AND name = $2 ORDER BY device', [kind, name]);
+    const maybe = await db.query<{ device: string }>('SELECT DISTINCT device FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 ORDER BY device', [kind, name]);
+    const there = new Set(confirmed.map((r) => r.device));
+    return [...confirmed.map((r) => ({ device: r.device, confirmed: true })), ...maybe.filter((r) => !there.has(r.device)).map((r) => ({ device: r.device, confirmed: false }))];
+  },
+
+  /** The devices where any of these objects is or may be, each with those of the objects (in the order given). */
+  async placesOfEach(db: Database, objects: readonly ObjectKey[]): Promise<Map<string, ObjectKey[]>> {
+    const byDevice = new Map<string, ObjectKey[]>();
+    for (const object of objects) {
+      for (const { device } of await topologyStore.placesOf(db, object.kind, object.name)) byDevice.set(device, [...(byDevice.get(device) ?? []), object]);
+    }
+    return byDevice;
   },
 
   async insertTask(db: Database, task: TaskRow): Promise<void> {
