@@ -2,7 +2,8 @@
 // tarball installed into a scratch project, then, from there and on this Node 24: every `exports` entry
 // imported through Node's own resolution and type-checked with tsc, every data file the compiled code
 // reads at run time read through that code, `portolan --help`, and one real start of the reference
-// system from the installed bin. Slow (a build, a pack and an install from the npm cache): hence the
+// system from the installed bin, which processes a snapshot and checks a large declaration on the
+// worker threads whose entry files must resolve inside dist/. Slow (a build, a pack and an install from the npm cache): hence the
 // longer timeout.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
@@ -216,5 +217,77 @@ console.log(JSON.stringify({ out, sampleOutput }));
     child.kill('SIGTERM');
     const [code] = await exited;
     t.equal(code, 0, 'exits 0 on SIGTERM', { stderr });
+  });
+
+  t.test('the installed package runs its worker threads: a snapshot is processed, a large declaration is checked', async (t) => {
+    const password = 'package worker pw';
+    const child = spawn(join(app, 'node_modules', '.bin', 'portolan'), ['start'], {
+      cwd: app,
+      env: {
+        ...env,
+        PORTOLAN_ROLES: 'device,diagnostics,login',
+        PORTOLAN_DEVICE_PORT: '0',
+        PORTOLAN_DIAGNOSTICS_PORT: '0',
+        PORTOLAN_LOGIN_PORT: '0',
+        PORTOLAN_DATABASE: `sqlite:${join(work, 'workers.db')}`,
+        PORTOLAN_SNAPSHOT_DATA_DIR: join(work, 'snapshots'),
+        PORTOLAN_DEVICE_DATA_DIR: join(work, 'device'),
+        PORTOLAN_ADMIN_PASSWORD: password,
+        PORTOLAN_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.teardown(() => void child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const urls: Record<string, string> = {};
+    for await (const line of createInterface({ input: child.stdout })) {
+      const [, role, url] = /^(device|diagnostics|login)\s+(http:\/\/\S+)/.exec(line) ?? [];
+      if (role) urls[role] = url!;
+      if (Object.keys(urls).length === 3) break;
+    }
+    t.same(Object.keys(urls).sort(), ['device', 'diagnostics', 'login'], 'prints the three roles\' URLs', { stderr });
+    if (Object.keys(urls).length !== 3) return;
+    const admin = { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` };
+
+    // The README's cookbook flow: log in, upload the device's own snapshot, poll its Location, read the hits.
+    const login = await fetch(`${urls.login}/resource/loginAction.jsp`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ userid: 'admin', passwd: password }) });
+    await login.arrayBuffer();
+    const cookie = login.headers.getSetCookie().map((line) => line.split(';', 1)[0]).join('; ');
+    const archive = await fetch(`${urls.device}/mgmt/shared/diagnostics/snapshot`, { headers: admin });
+    t.equal(archive.status, 200, 'the device hands out its snapshot');
+    const form = new FormData();
+    form.append('snapshot', new Blob([await archive.arrayBuffer()]), 'device.snapshot.tgz');
+    const upload = await fetch(`${urls.diagnostics}/snapshot-analyzer/api/snapshots`, { method: 'POST', redirect: 'manual', headers: { cookie }, body: form });
+    await upload.arrayBuffer();
+    const location = upload.headers.get('location');
+    t.equal(upload.status, 302, 'the upload is accepted');
+    let status = 0;
+    // Bounded in polls, each waiting for an answer: a thread whose entry is missing ends the snapshot ERROR (422).
+    for (let polls = 0; location && polls < 600; polls++) {
+      const read = await fetch(location, { headers: { cookie } });
+      await read.arrayBuffer();
+      status = read.status;
+      if (status !== 202) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.equal(status, 200, 'the snapshot is processed on its worker thread (COMPLETE)', { stderr });
+    const hits = await fetch(`${location}/diagnostics?set=hit`, { headers: { cookie, accept: 'application/vnd.vendor.diagnostics.api+json' } });
+    t.equal(hits.status, 200, 'its hits are read');
+    t.ok(Array.isArray(((await hits.json()) as { diagnostics?: { diagnostic?: unknown } }).diagnostics?.diagnostic), 'as a diagnostics list');
+
+    // Over 64 KiB a declaration is checked on the device's checking thread (declaration-checker.ts INLINE_BYTES).
+    const pools = Object.fromEntries(
+      Array.from({ length: 1200 }, (_, i) => [`pool_${i}`, { class: 'Pool', members: [{ servicePort: 9000 + i, serverAddresses: ['192.0.2.10'] }] }]),
+    );
+    const declaration = { class: 'AS3', action: 'dry-run', declaration: { class: 'ADC', schemaVersion: '3.0.0', id: 'package', Package: { class: 'Tenant', A1: { class: 'Application', template: 'generic', ...pools } } } };
+    const body = JSON.stringify(declaration);
+    t.ok(body.length > 64 * 1024, `the declaration is large enough for the thread (${body.length} bytes)`);
+    const declared = await fetch(`${urls.device}/mgmt/shared/appsvcs/declare`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body });
+    const answer = await declared.text();
+    t.equal(declared.status, 200, 'the dry run is checked and answered', { answer: answer.slice(0, 500), stderr });
+
+    child.kill('SIGTERM');
+    await once(child, 'exit');
   });
 }

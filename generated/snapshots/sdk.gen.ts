@@ -33,6 +33,18 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  *
  * **Failure: 401** with no `sso_completed` cookie (and no session cookie).
  *
+ * **Cross-site logins: 403** (designed, against login CSRF as OWASP advises for login forms: an attacker's
+ * page must not log a browser into the attacker's account). A form a browser posts from a page that is not
+ * one of the service's own is refused before the credentials are checked, with no cookie:
+ * `Sec-Fetch-Site: cross-site` (or a value browsers do not send); an `Origin` that is not one of the
+ * service's origins (`null` included); with no `Origin`, a `Referer` from any other origin. The service's
+ * origins: the login's own (`http://` + its `Host`, `https://` when `PORTOLAN_DIAGNOSTICS_SECURE_COOKIES`
+ * is `true`), the login and diagnostics roles at their ports under `localhost`, `127.0.0.1`, `[::1]`, the
+ * listening address and the machine's name (`http://`), every name under `PORTOLAN_DIAGNOSTICS_COOKIE_DOMAIN`
+ * (it shares the session anyway), and the origin of `PORTOLAN_DIAGNOSTICS_PUBLIC_URL`. `same-site` and
+ * `same-origin` are decided by the `Origin`. A client that sends none of these headers (curl, scripts) logs
+ * in as before.
+ *
  * Errors are XML or JSON by the `Accept` rule of the API (XML without `Accept`). Credentials are supplied to
  * scripts through environment variables, never embedded.
  *
@@ -98,6 +110,15 @@ export const listSnapshots = <ThrowOnError extends boolean = false>(options?: Op
  * Upload size limit: 1 GiB (1073741824 bytes, configurable; designed), 413 above it. A missing `snapshot`
  * field is answered 400 (designed).
  *
+ * Storage quota per account (designed): 2 GiB (`PORTOLAN_SNAPSHOT_ACCOUNT_QUOTA_BYTES`) and 1000 snapshots
+ * (`PORTOLAN_SNAPSHOT_ACCOUNT_MAX_SNAPSHOTS`). Counted: each snapshot's archive while it is processed, its
+ * unpacked files once processed, and the uploads of the account in progress; the sample `0` is nobody's. An
+ * upload that does not fit is answered **507** and nothing of it is kept: at once when the account is full
+ * or its `Content-Length` cannot fit, else as soon as the file grows past what is left (parallel uploads of
+ * one account share what is left, they cannot together pass it). A processed snapshot whose unpacked files
+ * do not fit ends `ERROR` with a message saying so (it is never read `COMPLETE` first: the quota is settled
+ * before the outcome is recorded). Delete snapshots to make room.
+ *
  * `Accept` selects the format of error bodies (XML or JSON; XML without `Accept`); anything else 406.
  *
  */
@@ -148,7 +169,7 @@ export const deleteSnapshot = <ThrowOnError extends boolean = false>(options: Op
  * Clients poll every 2 s while 202, up to a bounded number of tries.
  *
  * The record's URIs (`files`, `commands`, `diagnostics`, `gui_uri`) are discovery links: their paths are
- * given by the record.
+ * given by the record, under the same base as the upload's `Location` (never an unlisted `Host`).
  *
  * `Accept`: XML or JSON (XML without `Accept`); anything else 406.
  *

@@ -378,6 +378,12 @@ export type LoginDiagnosticsUserErrors = {
      */
     401: DiagnosticsError;
     /**
+     * A browser posted the form from another site (`Origin`, `Referer` or `Sec-Fetch-Site`): refused before
+     * the credentials are checked. No cookie is set and nothing of the request is repeated.
+     *
+     */
+    403: DiagnosticsError;
+    /**
      * The `Accept` header names no format this resource offers (XML or JSON; diagnostics also PDF and CSV).
      * Designed after the real product. The body is XML.
      *
@@ -493,6 +499,15 @@ export type UploadSnapshotErrors = {
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: DiagnosticsError;
+    /**
+     * The upload does not fit in the account's storage quota (bytes or number of snapshots); nothing of it is
+     * kept. 507 Insufficient Storage (RFC 4918): the request is well formed and within the upload limit (not
+     * 413), the session is valid (not 403), and it is not a rate (not 429); it succeeds once the account
+     * deletes snapshots. Also when the server's disk fills up (or its disk quota is spent) while the upload is
+     * stored: nothing of it is kept, and it succeeds once the operator makes room.
+     *
+     */
+    507: DiagnosticsError;
 };
 
 export type UploadSnapshotError = UploadSnapshotErrors[keyof UploadSnapshotErrors];

@@ -1,5 +1,4 @@
 import t from 'tap';
-import { diagnosticsUrlFor } from './module.ts';
 import { createAccountStore } from '../../accounts/account-store.ts';
 import { createBasicAuthenticator } from '../../accounts/basic-auth.ts';
 import { ACCOUNT_MIGRATIONS } from '../../accounts/migrations.ts';
@@ -9,11 +8,15 @@ import type { TapTest } from '../../lib/tap-test.ts';
 import type { HandlerRequest } from '../../server/handler-types.ts';
 import { openDatabase } from '../../stores/open-database.ts';
 import { createCredentialCheck, createLoginHandler, loginCookies, sessionScheme, type CookieOptions, type CredentialCheck } from './login-handlers.ts';
+import { diagnosticsLinkBase, diagnosticsUrlFor, reachableUrl } from './diagnostics-url.ts';
+import type { DiagnosticsSite } from './diagnostics-site.ts';
 import { SNAPSHOT_MIGRATIONS } from './migrations.ts';
 import { createSessionStore } from './session-store.ts';
 
 const LIST = 'http://127.0.0.1:8300/snapshot-analyzer/api/snapshots';
 const HOST_ONLY: CookieOptions = { domain: '', secure: false, lifetimeSeconds: 28_800 };
+/** The roles on loopback at 8301 (login) and 8300 (diagnostics), host-only cookies, no proxy in front. */
+const SITE: DiagnosticsSite = { listenerNames: ['localhost', '127.0.0.1', '[::1]', 'diag-box'], listenerPorts: () => [8301, 8300], cookieDomain: '', secure: false, publicUrl: '' };
 
 async function sessionsFor(t: TapTest) {
   const db = await openDatabase(tempSqliteUrl(t).url, { migrations: SNAPSHOT_MIGRATIONS });
@@ -35,7 +38,7 @@ const onlyAlice: CredentialCheck = async (userid, passwd) => (userid === 'alice'
 
 t.test('a good login is a 302 to the snapshot list with the session cookie and sso_completed=1, and no body', async (t) => {
   const { sessions } = await sessionsFor(t);
-  const { loginDiagnosticsUser } = createLoginHandler({ sessions, checkCredentials: onlyAlice, cookie: HOST_ONLY, location: () => LIST });
+  const { loginDiagnosticsUser } = createLoginHandler({ sessions, checkCredentials: onlyAlice, cookie: HOST_ONLY, site: SITE, location: () => LIST });
   const answer = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }));
   t.equal(answer.status, 302);
   t.equal(answer.body, undefined, 'the spec declares no content for the 302');
@@ -67,7 +70,7 @@ t.test('a refused login is one 401 in the error shape by Accept, with no cookie,
   const { sessions } = await sessionsFor(t);
   let created = 0;
   const counting = { ...sessions, create: (account: string) => (created++, sessions.create(account)) };
-  const { loginDiagnosticsUser } = createLoginHandler({ sessions: counting, checkCredentials: onlyAlice, cookie: HOST_ONLY, location: () => LIST });
+  const { loginDiagnosticsUser } = createLoginHandler({ sessions: counting, checkCredentials: onlyAlice, cookie: HOST_ONLY, site: SITE, location: () => LIST });
   const xml = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'secret-guess' }));
   t.same(xml, { status: 401, body: '<error><code>401</code><message>Invalid user id or password.</message></error>', contentType: 'application/vnd.vendor.diagnostics.api+xml' }, 'XML without Accept; no headers at all');
   const json = await loginDiagnosticsUser(loginRequest({ userid: 'mallory', passwd: 'secret-guess' }, { accept: 'application/vnd.vendor.diagnostics.api+json' }));
@@ -145,11 +148,55 @@ t.test('the credential check', async (t) => {
   });
 });
 
-t.test('the redirect after a login keeps the host name the login was reached by, with the diagnostics port', async (t) => {
+t.test('a login a browser posted from another site is one 403 in the error shape before any credential check', async (t) => {
+  const { sessions } = await sessionsFor(t);
+  let checked = 0;
+  const counting: CredentialCheck = (...args) => (checked++, onlyAlice(...args));
+  const { loginDiagnosticsUser } = createLoginHandler({ sessions, checkCredentials: counting, cookie: HOST_ONLY, site: SITE, location: () => LIST });
+  const json = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }, { origin: 'https://evil.example', accept: 'application/vnd.vendor.diagnostics.api+json' }));
+  t.same(json, {
+    status: 403,
+    body: { code: 403, message: 'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.' },
+    contentType: 'application/vnd.vendor.diagnostics.api+json',
+  }, 'no headers, no cookie');
+  t.equal(checked, 0, 'the credentials were not looked at');
+  const own = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }, { origin: 'http://localhost:8301', host: 'localhost:8301' }));
+  t.equal(own.status, 302, 'from its own origin');
+});
+
+t.test('the redirect after a login keeps a listed host name the login was reached by, with the diagnostics port', async (t) => {
   // The session cookie has no Domain: it comes back only to the same host name.
-  t.equal(diagnosticsUrlFor('localhost:8301', 'http://127.0.0.1:8300'), 'http://localhost:8300');
-  t.equal(diagnosticsUrlFor('diag.example.net', 'http://127.0.0.1:8300'), 'http://diag.example.net:8300');
-  t.equal(diagnosticsUrlFor('[::1]:8301', 'http://127.0.0.1:8300'), 'http://[::1]:8300');
-  t.equal(diagnosticsUrlFor(undefined, 'http://127.0.0.1:8300'), 'http://127.0.0.1:8300', 'no Host: the listening address');
-  t.equal(diagnosticsUrlFor('evil.example/<x>', 'http://127.0.0.1:8300'), 'http://127.0.0.1:8300', 'not a host name: the listening address');
+  const listening = 'http://127.0.0.1:8300';
+  t.equal(diagnosticsUrlFor(SITE, 'localhost:8301', listening), 'http://localhost:8300');
+  t.equal(diagnosticsUrlFor(SITE, 'Diag-Box:8300', listening), 'http://diag-box:8300', "the machine's name, lower case");
+  t.equal(diagnosticsUrlFor(SITE, '[::1]:8301', listening), 'http://[::1]:8300');
+  t.equal(diagnosticsUrlFor(SITE, undefined, listening), listening, 'no Host: the listening address');
+  t.equal(diagnosticsUrlFor(SITE, 'diag.example.net', listening), listening, 'a name the site does not list: the listening address');
+  t.equal(diagnosticsUrlFor(SITE, 'localhost', listening), listening, 'a listed name at a port that is not a role\'s');
+  t.equal(diagnosticsUrlFor(SITE, 'evil.example/<x>', listening), listening, 'not a host name: the listening address');
+  const domain = { ...SITE, cookieDomain: 'example.com' };
+  t.equal(diagnosticsUrlFor(domain, 'login.example.com', listening), 'http://login.example.com:8300', 'a name under the cookie domain');
+  t.equal(diagnosticsUrlFor(domain, 'login.example.com.evil.net', listening), listening, 'a look-alike');
+  t.equal(diagnosticsUrlFor({ ...domain, publicUrl: 'https://diag.example.com/base' }, 'localhost:8301', listening), 'https://diag.example.com/base', 'a public URL wins over every Host');
+});
+
+t.test('the diagnostics API links under a listed Host (a listener name at its port, a cookie-domain name as reached), else its own URL', async (t) => {
+  const listening = 'http://127.0.0.1:8300';
+  t.equal(diagnosticsLinkBase(SITE, 'localhost:8300', listening), 'http://localhost:8300', 'curl to localhost follows the Location with its cookie');
+  t.equal(diagnosticsLinkBase(SITE, 'localhost:8301', listening), 'http://localhost:8300', 'a listener name always at the diagnostics port');
+  t.equal(diagnosticsLinkBase(SITE, 'evil.example', listening), listening);
+  t.equal(diagnosticsLinkBase(SITE, 'evil.example:8300', listening), listening);
+  t.equal(diagnosticsLinkBase(SITE, undefined, listening), listening);
+  const domain = { ...SITE, cookieDomain: 'example.com' };
+  t.equal(diagnosticsLinkBase(domain, 'api.example.com:8443', listening), 'http://api.example.com:8443', 'a proxy in front: the port the client used');
+  t.equal(diagnosticsLinkBase(domain, 'api.example.com', listening), 'http://api.example.com');
+  t.equal(diagnosticsLinkBase(domain, 'api.example.com.evil.net', listening), listening, 'a look-alike');
+  t.equal(diagnosticsLinkBase({ ...domain, publicUrl: 'https://diag.example.com' }, 'api.example.com', listening), 'https://diag.example.com', 'a public URL wins');
+});
+
+t.test('a wildcard listener is no address to follow: redirects and links name the machine', async (t) => {
+  t.equal(reachableUrl('http://0.0.0.0:8300', 'diag-box'), 'http://diag-box:8300');
+  t.equal(reachableUrl('http://[::]:8300', 'diag-box'), 'http://diag-box:8300');
+  t.equal(reachableUrl('http://127.0.0.1:8300', 'diag-box'), 'http://127.0.0.1:8300', 'a real address stays');
+  t.equal(reachableUrl('http://0.0.0.0:8300', ''), 'http://0.0.0.0:8300', 'no machine name: as it listens');
 });

@@ -7,6 +7,8 @@ import { portolanError } from '../../lib/errors.ts';
 import type { Handler, HandlerRequest, HandlerResponse } from '../../server/handler-types.ts';
 import type { Authenticator, AuthOutcome } from '../../server/security.ts';
 import { renderSnapshotsError } from './error-shape.ts';
+import { isCrossSiteLogin } from './login-origin.ts';
+import type { DiagnosticsSite } from './diagnostics-site.ts';
 import type { SessionStore } from './session-store.ts';
 
 /** The session cookie (designed, the real product's name) and the seed's success marker. */
@@ -15,6 +17,8 @@ export const COMPLETED_COOKIE = 'sso_completed';
 
 /** One answer for every refused login: it names neither the user id nor which part was wrong. */
 const INVALID_CREDENTIALS = 'Invalid user id or password.';
+/** One answer for every cross-site login, naming the headers a person can check and nothing they held. */
+const CROSS_SITE_LOGIN = 'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.';
 const SESSION_MISSING = 'A session is required; log in first.';
 const SESSION_INVALID = 'The session is unknown or expired; log in again.';
 /** Account keys of diagnostics users: fixed, so renaming the access profile keeps each user's snapshots. */
@@ -37,8 +41,12 @@ export type LoginHandlerDeps = {
   /** Same answer for an unknown user and a wrong password. */
   checkCredentials: CredentialCheck;
   cookie: CookieOptions;
-  /** Where the 302 points: the diagnostics role's snapshot list (absolute URL), known once it listens. */
-  /** Where the 302 sends the browser, from the login request's `Host` header (undefined when absent). */
+  /** The service's own hosts and origins: a login posted from any other site is refused (login CSRF). */
+  site: DiagnosticsSite;
+  /**
+   * Where the 302 points: the diagnostics role's snapshot list (absolute URL), known once it listens. Given
+   * the login request's `Host` (undefined when absent), which it may only use to pick a name the site lists.
+   */
   location(requestHost: string | undefined): string;
 };
 
@@ -57,10 +65,13 @@ export function loginCookies(token: string, cookie: CookieOptions): [string, str
 /**
  * The login server's form login (`POST /resource/loginAction.jsp`, seed Authentication C). The form
  * was validated against LoginForm before this runs. Success is a 302 with both cookies and no body;
- * every failure is one 401 in C's error shape (XML or JSON by `Accept`) with no cookie at all.
+ * every failure is one 401 in C's error shape (XML or JSON by `Accept`) with no cookie at all. A form a
+ * browser posted from another site is 403 before the credentials are looked at, so it neither logs the
+ * browser into someone else's account nor counts against the user's login backoff.
  */
 export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUser: Handler } {
   const loginDiagnosticsUser = async (request: HandlerRequest<Record<string, never>, Record<string, never>, C.LoginForm>): Promise<HandlerResponse> => {
+    if (isCrossSiteLogin(deps.site, request.headers)) return renderSnapshotsError(portolanError('forbidden', CROSS_SITE_LOGIN), request);
     const { userid, passwd } = request.body;
     const account = await deps.checkCredentials(userid, passwd, request.remoteAddress);
     if (account === undefined) return renderSnapshotsError(portolanError('unauthorized', INVALID_CREDENTIALS), request);

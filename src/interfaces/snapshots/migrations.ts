@@ -56,4 +56,31 @@ CREATE INDEX snapshots_account ON snapshots (account, id);`,
 );
 INSERT INTO snapshot_id_counter (name, last_id) VALUES ('snapshots', 0);`,
   },
+  {
+    version: 603,
+    // An upload in progress is a row from before its folder exists until its snapshot row replaces it (one
+    // transaction), leased to the process receiving it and renewed while it runs: a start removes at once
+    // the uploads of processes that are gone, and never one a live process on the same store is receiving.
+    // Its reserved bytes count against the account's quota; snapshot_account_locks serialises the
+    // reservations of one account (its row is locked first), so parallel uploads cannot together pass the
+    // quota. stored_bytes: the unpacked size of a processed snapshot on disk (NULL until measured).
+    name: 'snapshot uploads in progress and account quotas',
+    up: `CREATE TABLE snapshot_uploads (
+  id TEXT PRIMARY KEY,
+  account TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  owner_machine TEXT NOT NULL,
+  owner_pid INTEGER NOT NULL,
+  reserved_bytes BIGINT NOT NULL,
+  started_ms BIGINT NOT NULL,
+  lease_expires_ms BIGINT NOT NULL
+);
+CREATE INDEX snapshot_uploads_account ON snapshot_uploads (account);
+CREATE INDEX snapshot_uploads_lease ON snapshot_uploads (lease_expires_ms);
+CREATE TABLE snapshot_account_locks (
+  account TEXT PRIMARY KEY,
+  taken BIGINT NOT NULL
+);
+ALTER TABLE snapshots ADD COLUMN stored_bytes BIGINT;`,
+  },
 ];

@@ -7,11 +7,14 @@ import type { OperationHandlers } from '../../server/handler-types.ts';
 import type { InterfaceModule, ModuleContext } from '../../server/interface-module.ts';
 import { renderSnapshotsError } from './error-shape.ts';
 import { createCredentialCheck, createLoginHandler, sessionScheme } from './login-handlers.ts';
+import { diagnosticsLinkBase, diagnosticsUrlFor, reachableUrl } from './diagnostics-url.ts';
+import { diagnosticsSiteOf } from './diagnostics-site.ts';
+import { inflatedBudgetLimits } from './engine/index.ts';
 import { SNAPSHOT_MIGRATIONS } from './migrations.ts';
 import { createSessionStore } from './session-store.ts';
 import { SNAPSHOT_SETTINGS, type SnapshotConfig } from './settings.ts';
 import { negotiate, RESOURCE_FORMATS } from './formats/index.ts';
-import { createSnapshotHandlers, HOST } from './snapshot-handlers.ts';
+import { createSnapshotHandlers } from './snapshot-handlers.ts';
 import { createSnapshotService } from './snapshot-service.ts';
 
 type Config = CoreConfig & SnapshotConfig;
@@ -26,21 +29,6 @@ const sessionsOf = (context: ModuleContext<Config>) =>
   });
 
 /**
- * The diagnostics role's URL under the host name the login was reached by: the session cookie is set
- * for that name (no Domain), so a redirect to the listening address (127.0.0.1) after a login at
- * `localhost` would arrive without it. The port stays the diagnostics role's.
- *
- * @example
- * diagnosticsUrlFor('localhost:8301', 'http://127.0.0.1:8300') // 'http://localhost:8300'
- */
-export function diagnosticsUrlFor(loginHost: string | undefined, listening: string): string {
-  const name = loginHost === undefined ? undefined : HOST.exec(loginHost)?.[1];
-  if (name === undefined) return listening;
-  const url = new URL(listening);
-  return `${url.protocol}//${name}${url.port ? `:${url.port}` : ''}`;
-}
-
-/**
  * Interface C, the snapshot diagnostics API (diagnostics role) and its login server (login role): a
  * form login that sets the session cookies, sessions in the store, snapshots per account streamed to
  * disk and processed by a bounded queue on the job port, every format the spec names.
@@ -53,7 +41,8 @@ export const snapshotsModule = {
   authenticators: (context: ModuleContext<Config>) => ({ ssoSession: sessionScheme(sessionsOf(context)) }),
   create: (context: ModuleContext<Config>) => {
     const { config, clock } = context;
-    const diagnosticsUrl = () => context.roleUrl('diagnostics') ?? `http://${config.host}:${config.ports.diagnostics}`;
+    // A wildcard listener (0.0.0.0, ::) is no address a client can follow: links name the machine instead.
+    const diagnosticsUrl = () => reachableUrl(context.roleUrl('diagnostics') ?? `http://${config.host}:${config.ports.diagnostics}`, machineHostname());
     const service = createSnapshotService({
       db: context.database,
       clock,
@@ -63,9 +52,15 @@ export const snapshotsModule = {
       maxUploadBytes: config.snapshotMaxBytes,
       concurrency: config.snapshotConcurrency,
       leaseMs: config.snapshotLeaseMs,
+      extractLimits: inflatedBudgetLimits(config.snapshotMaxInflatedBytes),
+      timeBudgetMs: config.snapshotTimeBudgetMs,
+      maxAttempts: config.snapshotMaxAttempts,
       owner: `${machineHostname()}:${process.pid}:${randomUUID()}`,
+      accountLimits: { bytes: config.snapshotAccountQuotaBytes, snapshots: config.snapshotAccountMaxSnapshots },
+      jobRetentionMs: config.snapshotJobRetentionSeconds * 1000,
     });
     context.onRole('diagnostics', { start: () => service.start(), stop: () => service.stop() });
+    const site = diagnosticsSiteOf(config, (role) => context.roleUrl(role), machineHostname());
     const login = createLoginHandler({
       sessions: sessionsOf(context),
       checkCredentials: createCredentialCheck({
@@ -75,9 +70,10 @@ export const snapshotsModule = {
         diagnosticsProfile: config.diagnosticsAccessProfile,
       }),
       cookie: { domain: config.diagnosticsCookieDomain, secure: config.diagnosticsSecureCookies, lifetimeSeconds: config.diagnosticsSessionLifetimeSeconds },
-      location: (host) => `${diagnosticsUrlFor(host, diagnosticsUrl())}${LIST_PATH}`,
+      site,
+      location: (host) => `${diagnosticsUrlFor(site, host, diagnosticsUrl())}${LIST_PATH}`,
     });
-    const { notAcceptable, ...operations } = createSnapshotHandlers({ service, baseUrl: diagnosticsUrl });
+    const { notAcceptable, ...operations } = createSnapshotHandlers({ service, linkBase: (host) => diagnosticsLinkBase(site, host, diagnosticsUrl()) });
     return {
       // The login's answers (400, 401) come in the API's formats too: an Accept it cannot serve is 406 first.
       loginDiagnosticsUser: async (request) =>

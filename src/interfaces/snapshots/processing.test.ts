@@ -120,16 +120,18 @@ t.test('a snapshot deleted while it was processed: the job notices and removes t
   const service = await testService(store, { start: false });
   const id = await uploaded(service, 'alice', healthyArchive());
   // The row is deleted (by another process, whose folder removal ran before this job unpacked) just before the outcome is stored.
-  const db: Database = {
-    ...store.db,
+  const deletingFirst = (handle: Database): Database => ({
+    ...handle,
     execute: async (sql, params) => {
-      if (sql.includes("SET status = 'COMPLETE'")) await store.db.execute('DELETE FROM snapshots WHERE id = $1', [id]);
-      return store.db.execute(sql, params);
+      if (sql.includes("SET status = 'COMPLETE'")) await handle.execute('DELETE FROM snapshots WHERE id = $1', [id]);
+      return handle.execute(sql, params);
     },
-  };
+  });
+  // The outcome is written in a transaction (with the quota check): the delete comes first there.
+  const db: Database = { ...store.db, transaction: (work, options) => store.db.transaction((tx) => work(deletingFirst(tx)), options) };
   const loaded = await loadRuleSetFile();
   if (!loaded.ok) throw new Error(loaded.message);
-  const processor = createSnapshotProcessor({ db, dataDir: store.dataDir, logger: store.logs.logger, ruleSet: () => loaded.ruleSet });
+  const processor = createSnapshotProcessor({ db, dataDir: store.dataDir, logger: store.logs.logger, timers: store.clock, ruleSet: () => loaded.ruleSet });
   await processor.run(id, new AbortController().signal);
   t.same(await tree(store.dataDir), [], 'nothing left');
   t.match(store.logs.text(), /snapshot deleted while it was processed/);
@@ -143,7 +145,7 @@ t.test('a job given up ends the snapshot ERROR with the reason and removes its f
   const store = await testStore(t);
   const service = await testService(store, { start: false });
   const id = await uploaded(service, 'alice', healthyArchive());
-  const processor = createSnapshotProcessor({ db: store.db, dataDir: store.dataDir, logger: store.logs.logger, ruleSet: () => { throw new Error('not needed'); } });
+  const processor = createSnapshotProcessor({ db: store.db, dataDir: store.dataDir, logger: store.logs.logger, timers: store.clock, ruleSet: () => { throw new Error('not needed'); } });
   await processor.giveUp(id, 'given up after 3 attempts (at most 3): the store was unavailable');
   await processor.giveUp(id, 'called again: changes nothing');
   t.match(await service.get('alice', id), { status: 'ERROR', messages: ['The snapshot could not be processed: given up after 3 attempts (at most 3): the store was unavailable'] });

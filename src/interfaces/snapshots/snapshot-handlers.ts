@@ -7,8 +7,8 @@ import type { SnapshotRecord, SnapshotService } from './snapshot-service.ts';
 
 export type SnapshotHandlerDeps = {
   service: SnapshotService;
-  /** The diagnostics role's own URL, for links when the request's Host cannot be used. */
-  baseUrl: () => string;
+  /** The base URL of the links in an answer, from the request's Host (diagnosticsLinkBase: only a name the site lists). */
+  linkBase: (host: string | undefined) => string;
 };
 
 const API = '/snapshot-analyzer/api/snapshots';
@@ -17,9 +17,6 @@ const XML_OR_JSON: readonly Format[] = ['xml', 'json'];
 const EVERY_FORMAT: readonly Format[] = ['xml', 'json', 'pdf', 'csv'];
 /** A snapshot is kept a year after its upload (designed, as the real service shows an expiration date). */
 const KEPT_MS = 365 * 24 * 3600 * 1000;
-/** A Host header good enough to build links from; anything else falls back to the role's URL. */
-/** A Host header that is a host name or bracketed IP address with an optional port; group 1 is the name. */
-export const HOST = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 
 type Body = 'snapshot' | 'snapshot_ids' | 'snapshot_processing' | 'files' | 'commands' | 'file' | 'command';
@@ -63,7 +60,7 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
 
   const base = (request: HandlerRequest) => {
     const host = request.headers.host;
-    return typeof host === 'string' && HOST.test(host) ? `http://${host}` : deps.baseUrl();
+    return deps.linkBase(typeof host === 'string' ? host : undefined);
   };
 
   const record = (request: HandlerRequest, r: SnapshotRecord): C.Snapshot => {
@@ -131,7 +128,8 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
 
     uploadSnapshot: negotiated(XML_OR_JSON, async (request) => {
       if (!request.bodyStream) return errorAnswer(request, 400, 'The multipart file field snapshot is required.');
-      const outcome = await service.upload(request.principal!, request.principal!, { contentType: request.headers['content-type'], stream: request.bodyStream });
+      const { 'content-type': contentType, 'content-length': contentLength } = request.headers;
+      const outcome = await service.upload(request.principal!, request.principal!, { contentType, stream: request.bodyStream, contentLength });
       if (!outcome.ok) return errorAnswer(request, outcome.status, outcome.message);
       return { status: 302, headers: { location: `${base(request)}${API}/${outcome.id}` } };
     }),

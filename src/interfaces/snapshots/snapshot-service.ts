@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, stat } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { DiagnosticOutput } from '../../../generated/snapshots/types.gen.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -10,23 +9,24 @@ import type { Timers } from '../../lib/timers.ts';
 import type { Database } from '../../stores/database.ts';
 import { createJobQueue, createJobWorker, type JobWorker } from '../../stores/job-queue.ts';
 import { DEFAULT_RULES_PATH, loadRuleSetFile, type ExtractLimits, type RuleSet } from './engine/index.ts';
-import { ARCHIVE_NAME, createSnapshotProcessor, FILES_FOLDER, removeSnapshotFolder, snapshotFolder } from './processing.ts';
+import { createAccountQuota, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './account-quota.ts';
+import { createSnapshotProcessor, FILES_FOLDER, removeSnapshotFolder, snapshotFolder } from './processing.ts';
+import type { ProcessingRunner } from './processing-runner.ts';
 import { loadSample, SAMPLE_ID, type Sample } from './sample.ts';
 import { jobIdPrefix, PROCESSING_QUEUE, snapshotStore as store, type ContentEntry, type MetadataPatch, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
-import { receiveUpload } from './upload.ts';
+import { createSnapshotIntake, type UploadBody, type UploadOutcome } from './snapshot-intake.ts';
+import { processLiveness, thisMachine, type OwnerLiveness, type UploadOwner } from './upload-owner.ts';
+import { createUploadSweeper } from './upload-sweep.ts';
+import type { OpenFile } from './upload.ts';
 
 export type { ContentEntry, SnapshotRecord, SnapshotStatus } from './snapshot-store.ts';
 
-export type UploadOutcome = { ok: true; id: string } | { ok: false; status: 400 | 413; message: string };
+export type { UploadOutcome } from './snapshot-intake.ts';
 
 /** At most this much of a file's (or a command output's) content is served. */
 export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 /** A processing job claimed this many times without finishing ends the snapshot ERROR. */
 const PROCESSING_ATTEMPTS = 3;
-/** A folder without its snapshot row is an upload cut off by a stop once it is this old. */
-const ORPHAN_AGE_MS = 24 * 3600 * 1000;
-/** Ids whose folder already exists (left by another database on the same data dir) are skipped, this many at most. */
-const ID_TRIES = 100;
 
 export type SnapshotServiceOptions = {
   db: Database;
@@ -39,14 +39,28 @@ export type SnapshotServiceOptions = {
   maxUploadBytes: number;
   /** PORTOLAN_SNAPSHOT_CONCURRENCY (0: this process processes none; processes on the same store and data dir do) */
   concurrency: number;
-  /** PORTOLAN_SNAPSHOT_LEASE_MS */
+  /** PORTOLAN_SNAPSHOT_LEASE_MS: of processing jobs, and of uploads in progress (renewed while they arrive). */
   leaseMs: number;
+  /** PORTOLAN_SNAPSHOT_ACCOUNT_QUOTA_BYTES and _MAX_SNAPSHOTS (default: 2 GiB, 1000). */
+  accountLimits?: AccountLimits;
+  /** PORTOLAN_SNAPSHOT_JOB_RETENTION_S in ms: finished processing jobs are purged this long after they ended (default: kept). */
+  jobRetentionMs?: number;
+  /** Tells the uploads of processes known to be gone (default: a process of this machine that no longer exists). */
+  ownerLiveness?: OwnerLiveness;
   /** The rule set file (default: the engine's rules.json). */
   rulesPath?: string;
   /** This process's identity as a job worker (unique per process start). */
   owner: string;
-  /** Limits of unpacking (default: the engine's). */
+  /** Limits of unpacking (default: the engine's); PORTOLAN_SNAPSHOT_MAX_INFLATED_BYTES sets them (inflatedBudgetLimits). */
   extractLimits?: ExtractLimits;
+  /** PORTOLAN_SNAPSHOT_TIME_BUDGET_MS (default: the processor's). */
+  timeBudgetMs?: number;
+  /** PORTOLAN_SNAPSHOT_MAX_ATTEMPTS: a job whose thread or process crashed (or lease lapsed) this many times ends ERROR. */
+  maxAttempts?: number;
+  /** Where the engine's work runs (default: a worker thread per task); tests observe or replace it. */
+  processingRunner?: ProcessingRunner;
+  /** Opens an upload's archive file (default: a new file on disk); tests give one that fails as a full disk does. */
+  openUploadFile?: OpenFile;
 };
 
 /**
@@ -69,8 +83,10 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
   let sample: Sample | undefined;
   let worker: JobWorker | undefined;
 
+  const quota = createAccountQuota({ db, limits: options.accountLimits ?? DEFAULT_ACCOUNT_LIMITS, maxUploadBytes, dataDir });
   const processor = createSnapshotProcessor({
     db,
+    quota,
     dataDir,
     logger,
     ruleSet: () => {
@@ -78,27 +94,26 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
       return ruleSet;
     },
     ...(options.extractLimits ? { extractLimits: options.extractLimits } : {}),
+    timers,
+    ...(options.timeBudgetMs ? { timeBudgetMs: options.timeBudgetMs } : {}),
+    ...(options.processingRunner ? { runner: options.processingRunner } : {}),
   });
   const folderOf = (id: string) => snapshotFolder(dataDir, id);
   const enqueue = (tx: Database, id: string) => jobs.enqueue(PROCESSING_QUEUE, { id }, { id: `${jobIdPrefix(id)}${randomUUID()}`, tx });
 
   const removeFolder = (id: string) => removeSnapshotFolder(dataDir, id, logger);
 
-  /** Takes a new id and creates its folder (never one that exists: it may hold another database's snapshot). */
-  const newFolder = async (): Promise<string> => {
-    await mkdir(dataDir, { recursive: true });
-    for (let i = 0; i < ID_TRIES; i++) {
-      const id = await store.nextId(db);
-      try {
-        await mkdir(folderOf(id));
-        return id;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        logger.warn({ snapshotId: id }, 'a folder for this new snapshot id already exists; taking the next id');
-      }
-    }
-    throw new Error(`No free snapshot folder in ${ID_TRIES} ids: ${dataDir} holds folders of another database.`);
-  };
+  // Uploads (their leases, the accounts' quotas) and what uploads cut off by a stopped process left.
+  const machine = thisMachine();
+  const uploadOwner: UploadOwner = { id: options.owner, machine, pid: process.pid };
+  const intake = createSnapshotIntake({
+    db, clock, timers, logger, dataDir, maxUploadBytes, quota, owner: uploadOwner, leaseMs: options.leaseMs, enqueue,
+    ...(options.openUploadFile ? { openFile: options.openUploadFile } : {}),
+  });
+  const sweeper = createUploadSweeper({
+    db, clock, timers, logger, dataDir, owner: options.owner, everyMs: options.leaseMs,
+    isGone: options.ownerLiveness ?? processLiveness(machine, process.pid),
+  });
 
   /** The contents of a COMPLETE snapshot of the account (or the sample) and the folder its files are in. */
   const located = async (account: string, id: string): Promise<{ contents: SnapshotContents; filesDir: string } | undefined> => {
@@ -106,21 +121,6 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     const contents = await store.contents(db, account, id);
     return contents && { contents, filesDir: join(folderOf(id), FILES_FOLDER) };
   };
-
-  /**
-   * Folders an upload left without a row (the process stopped while the file arrived): removed once
-   * they are a day old, so an upload still arriving in another process is never touched.
-   */
-  async function sweepOrphans(): Promise<void> {
-    for (const entry of await readdir(dataDir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || !/^[1-9][0-9]*$/.test(entry.name)) continue;
-      if (await store.getById(db, entry.name)) continue;
-      const { mtimeMs } = await stat(join(dataDir, entry.name));
-      if (clock.nowMs() - mtimeMs < ORPHAN_AGE_MS) continue;
-      await removeFolder(entry.name);
-      logger.info({ snapshotId: entry.name }, 'removed the folder of an upload that never finished');
-    }
-  }
 
   return {
     /**
@@ -134,7 +134,10 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
       ruleSet = loaded.ruleSet;
       sample = await loadSample(ruleSet);
       await mkdir(dataDir, { recursive: true });
-      await sweepOrphans();
+      // Uploads cut off by a stop: those of processes gone now, the others once their lease lapses.
+      await sweeper.sweep();
+      sweeper.start();
+      await quota.measureUnmeasured();
       // Not those a job is about to evaluate already.
       const pending = await jobs.pendingIds(PROCESSING_QUEUE);
       const stale = (await store.staleIds(db, ruleSet.version)).filter((id) => !pending.some((job) => job.startsWith(jobIdPrefix(id))));
@@ -155,8 +158,9 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
         leaseMs: options.leaseMs,
         pollMs: Math.min(1000, Math.max(50, Math.floor(options.leaseMs / 4))),
         concurrency: options.concurrency,
-        maxAttempts: PROCESSING_ATTEMPTS,
+        maxAttempts: options.maxAttempts ?? PROCESSING_ATTEMPTS,
         run: (job, { signal }) => processor.run(job.payload.id, signal),
+        ...(options.jobRetentionMs === undefined ? {} : { retainFinishedMs: options.jobRetentionMs }),
         giveUp: (job, reason) => processor.giveUp(job.payload.id, reason),
         logger,
       });
@@ -167,6 +171,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     async stop(): Promise<void> {
       const stopping = worker;
       worker = undefined;
+      await sweeper.stop();
       await stopping?.stop({ graceMs: 0 });
     },
 
@@ -176,59 +181,14 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     },
 
     /**
-     * Streams the multipart body's `snapshot` file to a new snapshot's folder; once it is whole, saves the
-     * snapshot (PROCESSING) and queues its processing in one transaction. Refusals (400, 413) keep
-     * nothing; a store or disk failure throws, after removing what was written.
+     * Streams the multipart body's `snapshot` file to a new snapshot's folder within the account's quota;
+     * once whole, saves it (PROCESSING) and queues its processing (snapshot-intake.ts). Refusals (400,
+     * 413, 507) keep nothing; a store or disk failure throws, after removing what was written.
      */
-    async upload(account: string, uploadedBy: string, body: { contentType: string | undefined; stream: Readable }): Promise<UploadOutcome> {
-      const taken: { id?: string } = {};
-      const destination = async () => {
-        taken.id = await newFolder();
-        return join(folderOf(taken.id), ARCHIVE_NAME);
-      };
-      let received;
-      try {
-        received = await receiveUpload({ contentType: body.contentType, stream: body.stream, maxBytes: maxUploadBytes, destination });
-      } catch (error) {
-        if (taken.id) await removeFolder(taken.id);
-        throw error;
-      }
-      if (!received.ok) {
-        if (taken.id) await removeFolder(taken.id);
-        return received;
-      }
-      const id = taken.id!;
-      const record: SnapshotRecord = {
-        id,
-        account,
-        fileName: received.fileName,
-        fileSize: received.fileSize,
-        description: '',
-        supportCase: '',
-        visibleInGui: true,
-        status: 'PROCESSING',
-        messages: [],
-        hostname: '',
-        chassisSerial: '',
-        platform: '',
-        version: '',
-        generationDate: '',
-        uploadedBy,
-        uploadedAtMs: clock.nowMs(),
-        rulesVersion: undefined,
-      };
-      try {
-        await db.transaction(async (tx) => {
-          await store.insert(tx, record);
-          await enqueue(tx, id);
-        });
-      } catch (error) {
-        await removeFolder(id);
-        throw error;
-      }
-      worker?.poke();
-      logger.info({ snapshotId: id, bytes: received.fileSize }, 'snapshot uploaded');
-      return { ok: true, id };
+    async upload(account: string, uploadedBy: string, body: UploadBody): Promise<UploadOutcome> {
+      const outcome = await intake.upload(account, uploadedBy, body);
+      if (outcome.ok) worker?.poke();
+      return outcome;
     },
 
     /** The record; `0` is the sample for every account; another account's id is undefined. */
@@ -253,6 +213,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
         return true;
       });
       if (!deleted) return 'not-found';
+      await processor.cancel(id); // its processing in this process stops (another process notices the row gone)
       await removeFolder(id);
       return 'deleted';
     },
@@ -267,6 +228,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
         }
         return found;
       });
+      await Promise.all(ids.map((id) => processor.cancel(id)));
       for (const id of ids) await removeFolder(id);
       return ids;
     },

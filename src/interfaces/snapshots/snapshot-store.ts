@@ -166,12 +166,15 @@ export const snapshotStore = {
     return row ? recordOf(row) : undefined;
   },
 
-  /** Records a processed snapshot; false when it is no longer PROCESSING (deleted, or finished by an earlier run). */
-  async complete(db: Database, id: string, device: DeviceFields, output: DiagnosticOutput, contents: SnapshotContents): Promise<boolean> {
+  /**
+   * Records a processed snapshot with the measured size of its unpacked files (for the quota); false when it
+   * is no longer PROCESSING (deleted, or finished by an earlier run).
+   */
+  async complete(db: Database, id: string, device: DeviceFields, output: DiagnosticOutput, contents: SnapshotContents, storedBytes: number): Promise<boolean> {
     const { rowCount } = await db.execute(
       `UPDATE snapshots SET status = 'COMPLETE', messages = '[]', hostname = $2, chassis_serial = $3, platform = $4, version = $5, generation_date = $6,
-  rules_version = $7, diagnostics = $8, contents = $9 WHERE id = $1 AND status = 'PROCESSING'`,
-      [id, device.hostname, device.chassisSerial, device.platform, device.version, device.generationDate, output.version, JSON.stringify(output), JSON.stringify(contents)],
+  rules_version = $7, diagnostics = $8, contents = $9, stored_bytes = $10 WHERE id = $1 AND status = 'PROCESSING'`,
+      [id, device.hostname, device.chassisSerial, device.platform, device.version, device.generationDate, output.version, JSON.stringify(output), JSON.stringify(contents), storedBytes],
     );
     return rowCount === 1;
   },
@@ -194,6 +197,20 @@ export const snapshotStore = {
       JSON.stringify(output),
     ]);
     return rowCount === 1;
+  },
+
+  // ---- disk use (quota): the unpacked size of a processed snapshot ----
+
+  /** Records the measured size of a COMPLETE snapshot's files; false when it is not COMPLETE (deleted meanwhile). */
+  async setStoredBytes(db: Database, id: string, bytes: number): Promise<boolean> {
+    const { rowCount } = await db.execute("UPDATE snapshots SET stored_bytes = $2 WHERE id = $1 AND status = 'COMPLETE'", [id, bytes]);
+    return rowCount === 1;
+  },
+
+  /** COMPLETE snapshots whose unpacked size was never measured (processed before migration 603). */
+  async unmeasuredIds(db: Database): Promise<string[]> {
+    const rows = await db.query<{ id: string }>("SELECT id FROM snapshots WHERE status = 'COMPLETE' AND stored_bytes IS NULL ORDER BY LENGTH(id), id");
+    return rows.map((r) => r.id);
   },
 
   /** COMPLETE snapshots whose diagnostics come from another rule set version. */

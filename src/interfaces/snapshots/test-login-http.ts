@@ -18,14 +18,22 @@ export type LoginSystem = {
   addDiagnosticsUser(userid: string, password: string): Promise<void>;
 };
 
-/** Starts a system whose session cookies carry `domain` (empty: host-only) and, when `secure`, `Secure`. */
-export type StartLoginSystem = (t: TapTest, cookies: { domain: string; secure: boolean }) => Promise<LoginSystem>;
+/**
+ * Starts a system whose session cookies carry `domain` (empty: host-only) and, when `secure`, `Secure`;
+ * `publicUrl` is PORTOLAN_DIAGNOSTICS_PUBLIC_URL (default empty).
+ */
+export type StartLoginSystem = (t: TapTest, cookies: { domain: string; secure: boolean; publicUrl?: string }) => Promise<LoginSystem>;
 
 const ADMIN_PASSWORD = 'diagnostics admin pw';
 
 /** The system as src/app wires it, the settings from the configuration. */
 export const startWiredSystem: StartLoginSystem = async (t, cookies) => {
-  const overrides: Partial<Config> = { adminPassword: ADMIN_PASSWORD, diagnosticsCookieDomain: cookies.domain, diagnosticsSecureCookies: cookies.secure };
+  const overrides: Partial<Config> = {
+    adminPassword: ADMIN_PASSWORD,
+    diagnosticsCookieDomain: cookies.domain,
+    diagnosticsSecureCookies: cookies.secure,
+    diagnosticsPublicUrl: cookies.publicUrl ?? '',
+  };
   const { system, config } = await startTestSystem(t, { config: overrides });
   const profile = config.diagnosticsAccessProfile;
   return {
@@ -95,6 +103,29 @@ export async function loginOverHttp(t: TapTest, start: StartLoginSystem): Promis
       t.match(await completedOnly.text(), /^<error><code>403<\/code>/, 'XML without Accept');
     });
 
+    t.test('a login at localhost redirects to localhost, so following it (curl -L) sends the host-only cookie back', async (t) => {
+      const atLocalhost = { ...system, loginUrl: system.loginUrl.replace('127.0.0.1', 'localhost') };
+      const answer = await login(atLocalhost, { userid: 'alice@example.com', passwd: 'alice pw' });
+      const location = answer.headers.get('location')!;
+      t.equal(location, `${system.diagnosticsUrl.replace('127.0.0.1', 'localhost')}${LIST_PATH}`);
+      const followed = await fetch(location, { headers: { cookie: jarOf(answer.headers.getSetCookie()), accept: JSON_TYPE } });
+      t.equal(followed.status, 200, 'the snapshot list');
+      await followed.arrayBuffer();
+    });
+
+    t.test('a browser page of the service logs in; a page of another site gets 403 and no cookie', async (t) => {
+      const own = await login(system, { userid: 'alice@example.com', passwd: 'alice pw' }, { origin: system.loginUrl, 'sec-fetch-site': 'same-origin' });
+      t.equal(own.status, 302, 'the login role\'s own origin');
+      await own.arrayBuffer();
+      const api = await login(system, { userid: 'alice@example.com', passwd: 'alice pw' }, { origin: system.diagnosticsUrl, 'sec-fetch-site': 'same-site' });
+      t.equal(api.status, 302, "the diagnostics role's origin (its /docs page)");
+      await api.arrayBuffer();
+      const other = await login(system, { userid: 'alice@example.com', passwd: 'alice pw' }, { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site', accept: JSON_TYPE });
+      t.equal(other.status, 403);
+      t.same(other.headers.getSetCookie(), [], 'no Set-Cookie at all');
+      t.same(await other.json(), { code: 403, message: 'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.' });
+    });
+
     t.test('the administrative account logs in too', async (t) => {
       const answer = await login(system, { userid: system.admin.username, passwd: system.admin.password });
       t.equal(answer.status, 302);
@@ -136,5 +167,18 @@ export async function loginOverHttp(t: TapTest, start: StartLoginSystem): Promis
     const cookies = answer.headers.getSetCookie();
     t.match(cookies[0], new RegExp(`^ssosession=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${LIFETIME_S}; Domain=example.com; Secure$`));
     t.equal(cookies[1], `sso_completed=1; Path=/; SameSite=Lax; Max-Age=${LIFETIME_S}; Domain=example.com; Secure`);
+  });
+
+  t.test('behind a proxy, PORTOLAN_DIAGNOSTICS_PUBLIC_URL is the redirect and its origin may post the form', async (t) => {
+    const system = await start(t, { domain: '', secure: true, publicUrl: 'https://diag.example.com/base/' });
+    await system.addDiagnosticsUser('alice@example.com', 'alice pw');
+    const form = { userid: 'alice@example.com', passwd: 'alice pw' };
+    const answer = await login(system, form, { origin: 'https://diag.example.com', 'sec-fetch-site': 'same-origin' });
+    t.equal(answer.status, 302);
+    t.equal(answer.headers.get('location'), `https://diag.example.com/base${LIST_PATH}`, 'whatever the Host');
+    await answer.arrayBuffer();
+    const plain = await login(system, form, { origin: 'http://diag.example.com' });
+    t.equal(plain.status, 403, 'not its http twin');
+    await plain.arrayBuffer();
   });
 }

@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 
@@ -12,8 +12,18 @@ export const MALFORMED_MULTIPART = 'The request body is not a valid multipart/fo
 export const MISSING_SNAPSHOT_FIELD = `The multipart file field ${SNAPSHOT_FIELD} is required.`;
 export const UNEXPECTED_PART = `The multipart form may hold only one part, the file field ${SNAPSHOT_FIELD}.`;
 export const tooLargeMessage = (maxBytes: number) => `The snapshot exceeds the upload limit of ${maxBytes} bytes.`;
+export const DISK_FULL = 'The server has no disk space left for the snapshot; nothing of it was kept. Try again later.';
+/** The file system's codes for a full disk or a spent disk quota: a 507 as the account's quota is, not a fault. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
-export type ReceivedUpload = { ok: true; fileName: string; fileSize: number } | { ok: false; status: 400 | 413; message: string };
+export type ReceivedUpload = { ok: true; fileName: string; fileSize: number } | { ok: false; status: 400 | 413 | 507; message: string };
+
+/**
+ * Asked before the file grows past what was admitted so far: `true` to go on, or the message of a 507
+ * (the account's quota). Synchronous `true` while within a reservation already made, so most chunks cost
+ * nothing; a Promise when it must ask the store (the file waits meanwhile: backpressure).
+ */
+export type AdmitBytes = (totalBytes: number) => true | Promise<true | string>;
 
 export type ReceiveOptions = {
   contentType: string | undefined;
@@ -26,7 +36,16 @@ export type ReceiveOptions = {
    * yet). May reserve an id and create a folder; the caller removes it when the outcome is not ok.
    */
   destination(): Promise<string>;
+  /** Called with the file's size before each chunk is written (see AdmitBytes); default: always admitted. */
+  admit?: AdmitBytes;
+  /** Opens the file to write (default: openNewFile); tests give one that fails as a full disk does. */
+  openFile?: OpenFile;
 };
+
+/** Opens a new file for writing; its errors are the file system's (they carry a `syscall`). */
+export type OpenFile = (path: string) => Writable;
+/** A file that must not exist yet (`wx`): an upload never writes over another's. */
+export const openNewFile: OpenFile = (path) => createWriteStream(path, { flags: 'wx' });
 
 /**
  * Reads a multipart/form-data body with busboy and streams its `snapshot` file part to disk as it
@@ -34,14 +53,17 @@ export type ReceiveOptions = {
  * client). Every way a body can go wrong is an answer, never an unhandled 'error' event:
  *
  * - the file grows past `maxBytes` -> 413 (busboy's `limit`, unhandled, would silently truncate it);
+ * - `admit` refuses the next chunk (the account's quota) -> 507, before that chunk is written;
  * - a body that is not multipart, malformed, cut short or whose stream fails (the client went away,
  *   the adapter's body limit) -> 400;
  * - no `snapshot` file part -> 400;
  * - any other part (another file, a second `snapshot`, a text field) -> 400: the spec's `SnapshotUpload`
  *   allows no other member, and a part nobody reads is not silently dropped.
  *
+ * - the disk is full (ENOSPC, EDQUOT) -> 507; the caller removes what was written.
+ *
  * Resolves once the written file is closed, whatever the outcome, so the caller may remove it at once.
- * A failing disk (ENOSPC) is not the client's fault: it rejects with that error.
+ * Any other disk failure is not the client's fault: it rejects with that error.
  *
  * @example
  * const received = await receiveUpload({ contentType, stream, maxBytes, destination: async () => path });
@@ -104,7 +126,8 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
       }
       part.on('limit', () => settle(refusal(413, tooLargeMessage(maxBytes))));
       const name = fileNameOf(info.filename);
-      file = { name, part, written: writeFile(part, options.destination, (error) => (fileFailed = error)) };
+      const refuse = (message: string) => settle(refusal(507, message));
+      file = { name, part, written: writeFile(part, options.destination, (error) => (fileFailed = error), options.admit ?? admitAll, refuse, options.openFile ?? openNewFile) };
       // A destination or disk failure ends the upload at once; a part cut short waits for the parser's verdict.
       file.written.catch(() => {
         if (fileFailed !== undefined) settle({ error: fileFailed });
@@ -125,12 +148,23 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
     source.on('close', () => {
       if (!source.readableEnded) malformed();
     });
+    // The body may have closed before it came here (the client went away while the upload was admitted).
+    if (source.destroyed && !source.readableEnded) return malformed();
     source.pipe(parser);
   });
 }
 
+const admitAll: AdmitBytes = () => true;
+
 /** Streams `part` to the file `destination()` names; resolves with its size once the file is closed. */
-async function writeFile(part: Readable, destination: () => Promise<string>, onOwnFailure: (error: unknown) => void): Promise<number> {
+async function writeFile(
+  part: Readable,
+  destination: () => Promise<string>,
+  onOwnFailure: (error: unknown) => void,
+  admit: AdmitBytes,
+  refuse: (message: string) => void,
+  openFile: OpenFile,
+): Promise<number> {
   let path: string;
   try {
     path = await destination();
@@ -144,15 +178,34 @@ async function writeFile(part: Readable, destination: () => Promise<string>, onO
   let size = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      size += chunk.length;
-      done(null, chunk);
+      const after = size + chunk.length;
+      const pass = () => {
+        size = after;
+        done(null, chunk);
+      };
+      const admitted = admit(after);
+      if (admitted === true) return pass();
+      admitted.then(
+        (verdict) => {
+          if (verdict === true) return pass();
+          refuse(verdict);
+          done(new Error('The upload was refused: the account has no room for it.'));
+        },
+        (error: unknown) => {
+          onOwnFailure(error); // the store failed: not the client's fault
+          done(error as Error);
+        },
+      );
     },
   });
-  const out = createWriteStream(path, { flags: 'wx' });
+  const out = openFile(path);
   const closed = new Promise<void>((resolve) => out.once('close', resolve));
   // The file system's own failures (they carry a syscall); not the part's error, which the pipeline passes on to `out`.
+  // A full disk is answered 507 (RFC 4918: the server cannot store what it needs to) and the caller removes the file.
   out.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.syscall !== undefined) onOwnFailure(error);
+    if (error.syscall === undefined) return;
+    if (NO_SPACE.has(error.code ?? '')) refuse(DISK_FULL);
+    else onOwnFailure(error);
   });
   try {
     await pipeline(part, counter, out);
@@ -170,4 +223,4 @@ export function fileNameOf(given: string | undefined): string {
   return [...name].slice(0, FILE_NAME_MAX).join('') || SNAPSHOT_FIELD;
 }
 
-const refusal = (status: 400 | 413, message: string): ReceivedUpload => ({ ok: false, status, message });
+const refusal = (status: 400 | 413 | 507, message: string): ReceivedUpload => ({ ok: false, status, message });

@@ -25,7 +25,8 @@ const tree = async (dir: string) => (await readdir(dir, { recursive: true })).so
 
 type Hostile = { name: string; archive: () => Buffer; message: RegExp; limits?: ExtractLimits };
 
-const zeros = (n: number) => Buffer.alloc(n);
+/** A pax extended header body of `n` bytes that says nothing (one `comment` record). */
+const paxComment = (n: number) => `${n} comment=${'c'.repeat(n - `${n} comment=`.length - 1)}\n`;
 const goodTar = () => rawTar([manifestEntry, { path: 'logs/a.log', body: 'hello\n' }]);
 
 const HOSTILE: Hostile[] = [
@@ -38,7 +39,8 @@ const HOSTILE: Hostile[] = [
   { name: 'too many entries', archive: () => hostileArchive(Array.from({ length: 25 }, (_, i) => ({ path: `logs/${i}.log`, body: '.' }))), message: /more than 20 entries/, limits: small },
   { name: 'one entry too large (declared size)', archive: () => hostileArchive([{ path: 'logs/huge.log', body: 'x', size: 20 * 1024 }]), message: /"logs\/huge.log" is 20480 bytes unpacked \(at most 16384 per file\)/, limits: small },
   { name: 'too large unpacked in total', archive: () => hostileArchive(Array.from({ length: 5 }, (_, i) => ({ path: `logs/${i}.log`, body: 'y'.repeat(15 * 1024) }))), message: /unpacks to more than 65536 bytes/, limits: small },
-  { name: 'a bomb of zeros after the end of the archive', archive: () => gzipSync(Buffer.concat([goodTar(), zeros(2 * 1024 * 1024)])), message: /inflates to more than/, limits: small },
+  { name: 'an extended header over 1 MiB (tar would skip its declared size unjudged)', archive: () => hostileArchive([{ path: 'PaxHeader', type: 'ExtendedHeader', body: 'x', size: 8 * 1024 ** 3 }]), message: /an extended header \(ExtendedHeader\) of 8589934592 bytes \(at most 1 MiB\)/ },
+  { name: 'extended headers adding up past the inflated-bytes bound', archive: () => hostileArchive(Array.from({ length: 3 }, () => ({ path: 'PaxHeader', type: 'ExtendedHeader' as const, body: paxComment(900 * 1024) }))), message: /inflates to more than 1196032 bytes/, limits: small },
   { name: 'a path nested too deep', archive: () => hostileArchive([{ path: 'a/b/c/d/e/f/g.txt', body: 'deep' }]), message: /nested 7 levels deep \(at most 6\)/, limits: small },
   { name: 'a symbolic link', archive: () => hostileArchive([{ path: 'config/evil', type: 'SymbolicLink', linkpath: '../../..' }, { path: 'config/evil/escaped.txt', body: 'x' }]), message: /"config\/evil" is a symbolic link/ },
   { name: 'a hard link', archive: () => hostileArchive([{ path: 'logs/passwd', type: 'Link', linkpath: '/etc/passwd' }]), message: /"logs\/passwd" is a hard link/ },

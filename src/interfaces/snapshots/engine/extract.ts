@@ -2,9 +2,10 @@ import { createReadStream, type Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { Unpack } from 'tar';
+import { Unpack, type ReadEntry } from 'tar';
+import { quoteName } from './entry-path.ts';
 import { EntryTable } from './entry-table.ts';
-import { DEFAULT_EXTRACT_LIMITS, maxTarBytes, type ExtractLimits } from './limits.ts';
+import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './limits.ts';
 import { validateManifest, type Manifest, type ManifestCheck } from './manifest.ts';
 import { readHead } from './read-head.ts';
 
@@ -14,7 +15,10 @@ export type ExtractedSnapshot = {
   /** The files written, relative POSIX paths in archive order. */
   files: readonly string[];
   unpackedBytes: number;
+  /** Bytes of the tar stream decompressed: up to its end marker (a little past it: gunzip's last chunk). */
+  inflatedBytes: number;
 };
+type Unpacked = { ok: true; table: EntryTable; inflatedBytes: number };
 export type ExtractFailure = { ok: false; message: string };
 
 const GZIP_MAGIC = [0x1f, 0x8b];
@@ -43,7 +47,7 @@ export async function extractSnapshot(archivePath: string, destDir: string, limi
   let result: ExtractedSnapshot | ExtractFailure;
   try {
     const unpacked = await unpackArchive(archivePath, dest, limits);
-    result = unpacked.ok ? await checkUnpacked(dest, unpacked.table, limits) : unpacked;
+    result = unpacked.ok ? await checkUnpacked(dest, unpacked, limits) : unpacked;
   } catch (error) {
     // A file system failure (disk full, permissions) fails this snapshot; anything else is a bug.
     if (!isSystemError(error)) {
@@ -71,17 +75,19 @@ async function clean(dest: string, created: boolean): Promise<void> {
   for (const name of await readdir(dest)) await rm(join(dest, name), { recursive: true, force: true });
 }
 
-async function unpackArchive(archivePath: string, dest: string, limits: ExtractLimits): Promise<{ ok: true; table: EntryTable } | ExtractFailure> {
+async function unpackArchive(archivePath: string, dest: string, limits: ExtractLimits): Promise<Unpacked | ExtractFailure> {
   if (!startsWith(await readHead(archivePath, 2), GZIP_MAGIC)) return { ok: false, message: 'the archive is not gzip data (a snapshot is a gzip-compressed tar archive)' };
 
   const table = new EntryTable(limits);
+  const judged = new WeakSet<ReadEntry>();
   let failure: string | undefined;
-  let signalFailure!: () => void;
-  const failed = new Promise<void>((resolve) => (signalFailure = resolve));
+  let tarEnded = false;
+  let signalStop!: () => void;
+  const stopped = new Promise<void>((resolve) => (signalStop = resolve));
   const refuse = (message: string) => {
     if (failure !== undefined) return;
     failure = message;
-    signalFailure();
+    signalStop();
   };
 
   const unpack = new Unpack({
@@ -95,6 +101,7 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
     maxDepth: limits.maxDepth,
     filter: (_path, entry) => {
       if (failure !== undefined || !('type' in entry)) return false;
+      judged.add(entry);
       const admission = table.admit(entry);
       if (admission.kind === 'refuse') refuse(admission.message);
       return admission.kind === 'write';
@@ -108,22 +115,36 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
   unpack.on('error', (error: Error & { code?: string }) =>
     refuse(error.code?.startsWith('TAR_') === false ? `the archive could not be unpacked (${error.code})` : `the archive is not a valid tar archive (${tarMessage(error)})`),
   );
+  // The end-of-archive records: whatever follows them (gzip'd zeros, more gzip members) is never decompressed.
+  // Fed on, tar would keep every later chunk, copying its whole buffer each time (quadratic).
+  unpack.on('eof', () => {
+    tarEnded = true;
+    signalStop();
+  });
+  // Entries tar skips, body and all, without asking the filter: an extended header (pax, GNU long name) over
+  // its 1 MiB, and every type it does not know (GNU sparse files, volume headers). Their declared size would
+  // otherwise be decompressed and thrown away up to the inflated-bytes bound.
+  unpack.on('ignoredEntry', (entry: ReadEntry) => {
+    if (judged.has(entry)) return; // the filter's own skip (the root `./`) or refusal
+    refuse(entry.meta ? `the archive has an extended header (${entry.type}) of ${entry.size} bytes (at most 1 MiB)` : `entry ${quoteName(entry.path)} has an unsupported type (${entry.type})`);
+  });
   const closed = new Promise<void>((resolve) => unpack.on('close', resolve));
 
   const input = createReadStream(archivePath);
   const gunzip = createGunzip();
   input.on('error', (error) => gunzip.destroy(error));
   input.pipe(gunzip);
-  const bound = maxTarBytes(limits);
-  let tarBytes = 0;
+  const bound = limits.maxInflatedBytes;
+  let inflatedBytes = 0;
+  const done = () => failure !== undefined || tarEnded;
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      if (tarBytes === 0 && NESTED_MAGICS.some((magic) => startsWith(chunk, magic))) refuse('the archive is compressed twice');
-      tarBytes += chunk.length;
-      if (tarBytes > bound) refuse(`the archive inflates to more than ${bound} bytes`);
-      if (failure !== undefined) break;
-      if (!unpack.write(chunk)) await Promise.race([new Promise((resolve) => unpack.once('drain', resolve)), failed]);
-      if (failure !== undefined) break;
+      if (inflatedBytes === 0 && NESTED_MAGICS.some((magic) => startsWith(chunk, magic))) refuse('the archive is compressed twice');
+      inflatedBytes += chunk.length;
+      if (inflatedBytes > bound) refuse(`the archive inflates to more than ${bound} bytes`);
+      if (done()) break;
+      if (!unpack.write(chunk)) await Promise.race([new Promise((resolve) => unpack.once('drain', resolve)), stopped]);
+      if (done()) break;
     }
   } catch (error) {
     const readFailed = isSystemError(error) && !error.code.startsWith('Z_');
@@ -136,11 +157,11 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
   // so a failed archive is cleaned up only once nothing more can be written.
   unpack.end();
   await closed;
-  return failure === undefined ? { ok: true, table } : { ok: false, message: failure };
+  return failure === undefined ? { ok: true, table, inflatedBytes } : { ok: false, message: failure };
 }
 
 /** Checks what is on disk again (regular files and directories only, the files admitted, the sizes), then the manifest. */
-async function checkUnpacked(dest: string, table: EntryTable, limits: ExtractLimits): Promise<ExtractedSnapshot | ExtractFailure> {
+async function checkUnpacked(dest: string, { table, inflatedBytes }: Unpacked, limits: ExtractLimits): Promise<ExtractedSnapshot | ExtractFailure> {
   const expected = new Set(table.files);
   let bytes = 0;
   let count = 0;
@@ -153,7 +174,7 @@ async function checkUnpacked(dest: string, table: EntryTable, limits: ExtractLim
   }
   if (count !== expected.size || bytes > limits.maxUnpackedBytes) return { ok: false, message: 'the unpacked files do not match the archive' };
   const manifest = await readManifest(dest, limits.maxManifestBytes);
-  return manifest.ok ? { ok: true, manifest: manifest.manifest, files: table.files, unpackedBytes: bytes } : manifest;
+  return manifest.ok ? { ok: true, manifest: manifest.manifest, files: table.files, unpackedBytes: bytes, inflatedBytes } : manifest;
 }
 
 /** Reads and checks `manifest.json` at the root of an unpacked snapshot (at most `maxBytes` of it). */

@@ -47,7 +47,12 @@ export function parseRuleSet(value: unknown): RuleSetLoad {
     return { ok: false, message: `the rule set is invalid:\n${shown.join('\n')}` };
   }
   const reads = decoder.reads.map((glob) => glob.regex);
-  const ruleSet: RuleSet = { version: (top as { version: string }).version, rules: Object.freeze(rules), reads: (path) => reads.some((regex) => regex.test(path)) };
+  const ruleSet: RuleSet = {
+    version: (top as { version: string }).version,
+    rules: Object.freeze(rules),
+    reads: (path) => reads.some((regex) => regex.test(path)),
+    source: structuredClone(value),
+  };
   return { ok: true, ruleSet: Object.freeze(ruleSet) };
 }
 

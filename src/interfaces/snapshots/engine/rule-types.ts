@@ -62,4 +62,6 @@ export type RuleSet = {
   readonly rules: readonly Rule[];
   /** Whether any rule reads this file (by pattern, extraction, JSON key or collection): the files to load. */
   readonly reads: (path: string) => boolean;
+  /** The rule file as decoded JSON: what a processing worker thread compiles again (compiled rules do not cross threads). */
+  readonly source: unknown;
 };

@@ -63,6 +63,17 @@ export function snapshotArchive(files: Readonly<Record<string, string | Buffer>>
 export const hostileArchive = (entries: readonly RawEntry[]) =>
   gzipSync(rawTar([{ path: 'manifest.json', body: JSON.stringify(TEST_MANIFEST) }, ...entries]));
 
+/**
+ * `bytes` of zeros (whole MiB) as gzip data: a chain of gzip members of 1 MiB of zeros each (about 1 KiB
+ * apiece), so a bomb of hundreds of MiB is built in milliseconds. gunzip reads a chain of members as one stream.
+ *
+ * @example Buffer.concat([snapshotArchive({}), gzippedZeros(256 * 1024 * 1024)]) // zeros after the tar's end
+ */
+export function gzippedZeros(bytes: number): Buffer {
+  const member = gzipSync(Buffer.alloc(1024 * 1024), { level: 9 });
+  return Buffer.concat(Array.from({ length: Math.ceil(bytes / (1024 * 1024)) }, () => member));
+}
+
 /** Packs a folder the way a producer would, with the tar library's own packer (`tar czf <file> -C <dir> .`). */
 export const packFolder = (dir: string, file: string) => create({ gzip: true, portable: true, cwd: dir, file }, ['.']);
 
