@@ -47,6 +47,17 @@ export const loginDeviceUser = <ThrowOnError extends boolean = false>(options: O
  * refresh token of a login, so a long-running client need not send the password again. An
  * unknown or expired refresh token: 401.
  *
+ * **Refresh tokens rotate** (designed, after the OAuth 2.0 Security BCP, RFC 9700 section
+ * 4.14.2): the refresh token sent is used up, and the answer carries its successor in
+ * `refreshToken` (the real device answers `token` alone; the extra member is compatible), valid
+ * `refreshToken.timeout` seconds (36000) from this exchange. A client that exchanges at least
+ * once per refresh-token lifetime therefore never sends its password again, and nobody else's
+ * failed logins (which the device slows down per user name and client address) can stop it.
+ * A refresh token used a second time is refused (401) and every token descended from the same
+ * login, access and refresh, is revoked: the device cannot tell the client from someone holding
+ * a copy. A client whose exchange got no answer logs in again. Tokens are kept in the store
+ * (digests only) and survive a restart of the device.
+ *
  */
 export const exchangeDeviceRefreshToken = <ThrowOnError extends boolean = false>(options: Options<ExchangeDeviceRefreshTokenData, ThrowOnError>): RequestResult<ExchangeDeviceRefreshTokenResponses, ExchangeDeviceRefreshTokenErrors, ThrowOnError> => (options.client ?? client).post<ExchangeDeviceRefreshTokenResponses, ExchangeDeviceRefreshTokenErrors, ThrowOnError>({
     url: '/mgmt/shared/authn/exchange',

@@ -96,6 +96,13 @@ export type TokenExchangeRequest = {
  */
 export type TokenExchangeResponse = {
     token: AuthToken;
+    /**
+     * Designed (refresh token rotation): the successor of the refresh token just used up, with a
+     * full lifetime from now. The real product answers `token` alone; a client that finds no
+     * `refreshToken` here keeps the one it has.
+     *
+     */
+    refreshToken?: RefreshToken;
 };
 
 /**
@@ -418,7 +425,8 @@ export type UpdateMode = 'selective' | 'complete';
  * Body of `POST /declare`, told apart by `class`: `AS3` is the seed's declarative deployment;
  * `ADC` is a bare declaration, treated as `{class: AS3, action: deploy, declaration: <body>}`
  * (designed, after the real product). The device validates the body itself against these
- * schemas (`x-portolan-body-validation: handler`), choosing the branch by `class`, so a schema
+ * schemas (`x-portolan-body-validation: handler`; it parses the body itself too,
+ * `x-portolan-body-parsing: handler`, a large one off the event loop), choosing the branch by `class`, so a schema
  * error reads as the real product's: 422 `declaration is invalid`, one `"<pointer>: <message>"`
  * per problem.
  *
@@ -816,7 +824,7 @@ export type ExchangeDeviceRefreshTokenErrors = {
      */
     400: DeviceError;
     /**
-     * The refresh token is unknown or has expired.
+     * The refresh token is unknown, has expired, or was used already (its login's tokens are then revoked).
      */
     401: DeviceError;
     /**
@@ -833,7 +841,7 @@ export type ExchangeDeviceRefreshTokenError = ExchangeDeviceRefreshTokenErrors[k
 
 export type ExchangeDeviceRefreshTokenResponses = {
     /**
-     * A fresh authentication token.
+     * A fresh authentication token and the refresh token to use next time.
      */
     200: TokenExchangeResponse;
 };

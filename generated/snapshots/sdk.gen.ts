@@ -40,7 +40,8 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * service's origins (`null` included); with no `Origin`, a `Referer` from any other origin. The service's
  * origins: the login's own (`http://` + its `Host`, `https://` when `PORTOLAN_DIAGNOSTICS_SECURE_COOKIES`
  * is `true`), the login and diagnostics roles at their ports under `localhost`, `127.0.0.1`, `[::1]`, the
- * listening address and the machine's name (`http://`), every name under `PORTOLAN_DIAGNOSTICS_COOKIE_DOMAIN`
+ * listening address (on a wildcard `0.0.0.0` or `::`: each address of the machine's interfaces it accepts
+ * on) and the machine's name (`http://`), every name under `PORTOLAN_DIAGNOSTICS_COOKIE_DOMAIN`
  * (it shares the session anyway), and the origin of `PORTOLAN_DIAGNOSTICS_PUBLIC_URL`. `same-site` and
  * `same-origin` are decided by the `Origin`. A client that sends none of these headers (curl, scripts) logs
  * in as before.

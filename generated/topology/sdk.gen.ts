@@ -46,6 +46,12 @@ export const loginManagementUser = <ThrowOnError extends boolean = false>(option
  * not have to send the password again when its token expires. An unknown or expired refresh
  * token: 401.
  *
+ * **Refresh tokens rotate** (designed, as on the device; OAuth 2.0 Security BCP, RFC 9700
+ * section 4.14.2): the refresh token sent is used up and the answer carries its successor in
+ * `refreshToken` (an extra member next to the real product's `token`), valid
+ * `refreshToken.timeout` seconds (36000) from this exchange. A refresh token used a second time
+ * is refused (401) and every token descended from the same login is revoked.
+ *
  */
 export const exchangeRefreshToken = <ThrowOnError extends boolean = false>(options: Options<ExchangeRefreshTokenData, ThrowOnError>): RequestResult<ExchangeRefreshTokenResponses, ExchangeRefreshTokenErrors, ThrowOnError> => (options.client ?? client).post<ExchangeRefreshTokenResponses, ExchangeRefreshTokenErrors, ThrowOnError>({
     url: '/mgmt/shared/authn/exchange',

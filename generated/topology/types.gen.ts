@@ -102,6 +102,13 @@ export type TokenExchangeRequest = {
  */
 export type TokenExchangeResponse = {
     token: AuthToken;
+    /**
+     * Designed (refresh token rotation): the successor of the refresh token just used up, with a
+     * full lifetime from now. The real product answers `token` alone; a client that finds no
+     * `refreshToken` here keeps the one it has.
+     *
+     */
+    refreshToken?: RefreshToken;
 };
 
 /**
@@ -610,7 +617,7 @@ export type ExchangeRefreshTokenErrors = {
      */
     400: RestError;
     /**
-     * The refresh token is unknown or has expired.
+     * The refresh token is unknown, has expired, or was used already (its login's tokens are then revoked).
      */
     401: RestError;
     /**

@@ -22,8 +22,12 @@ export interface TokenService {
   issue(username: string, address: string): Promise<TokenGrant>;
   /** The user an access token belongs to; undefined when it is unknown or expired. */
   verify(token: string): Promise<{ username: string } | undefined>;
-  /** A new access token for a valid refresh token; undefined when it is unknown or expired. */
-  exchange(refreshToken: string, address: string): Promise<{ username: string; address: string; access: IssuedToken } | undefined>;
+  /**
+   * A new access token and a new refresh token (a full lifetime from now) for a valid refresh token, which
+   * is used up; undefined when it is unknown, expired or already used (a reuse also revokes every token of
+   * its login).
+   */
+  exchange(refreshToken: string, address: string): Promise<TokenGrant | undefined>;
 }
 
 /** Tokens are kept only as SHA-256 digests: a copy of the store hands out no usable token. */
@@ -54,48 +58,65 @@ const MAX_TOKEN_LENGTH = 64;
  * Authentication tokens of the token logins (the device's and the management system's
  * `POST /mgmt/shared/authn/login`), on the SQL port so they survive a restart and are shared by
  * every process on one store. Expired rows are removed as new tokens are issued.
+ *
+ * Refresh tokens rotate (OAuth 2.0 Security BCP, RFC 9700 4.14.2): an exchange uses its refresh token up and
+ * answers a new one with a full lifetime, so a client that exchanges at least once per refresh lifetime never
+ * sends its password again. A used refresh token is kept (as `rotated`) until it would have expired: shown
+ * again, it is refused and every token of its login (its family) is revoked, since either the client or a
+ * thief holds a copy, and the device cannot tell which.
  */
 export function createTokenService(db: Database, options: TokenServiceOptions): TokenService {
   const { clock, issuer } = options;
   const refreshTimeout = options.refreshTimeoutSeconds ?? 36_000;
 
-  const insert = async (kind: 'access' | 'refresh', username: string, address: string, timeoutSeconds: number): Promise<IssuedToken> => {
+  const insert = async (sql: Database, kind: 'access' | 'refresh', username: string, address: string, family: string, timeoutSeconds: number): Promise<IssuedToken> => {
     const token = newToken();
     const startMs = clock.nowMs();
     const expiresMs = startMs + timeoutSeconds * 1000;
-    await db.execute(
-      'INSERT INTO auth_tokens (token_hash, issuer, kind, username, address, issued_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [digest(token), issuer, kind, username, address, startMs, expiresMs],
+    await sql.execute(
+      'INSERT INTO auth_tokens (token_hash, issuer, kind, username, address, issued_at_ms, expires_at_ms, family) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [digest(token), issuer, kind, username, address, startMs, expiresMs, family],
     );
     return { token, startMs, expiresMs, timeoutSeconds };
   };
-
-  const find = async (kind: 'access' | 'refresh', token: string) => {
-    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
-    const rows = await db.query<{ username: string; address: string; expires_at_ms: number }>(
-      'SELECT username, address, expires_at_ms FROM auth_tokens WHERE token_hash = $1 AND issuer = $2 AND kind = $3',
-      [digest(token), issuer, kind],
-    );
-    const row = rows[0];
-    if (!row || Number(row.expires_at_ms) <= clock.nowMs()) return undefined;
-    return row;
+  /** A login's or an exchange's pair of tokens, in `family` (one per login); expired rows of the issuer go first. */
+  const grant = async (sql: Database, username: string, address: string, family: string): Promise<TokenGrant> => {
+    await sql.execute('DELETE FROM auth_tokens WHERE issuer = $1 AND expires_at_ms <= $2', [issuer, clock.nowMs()]);
+    const access = await insert(sql, 'access', username, address, family, options.accessTimeoutSeconds);
+    const refresh = await insert(sql, 'refresh', username, address, family, refreshTimeout);
+    return { username, address, access, refresh };
   };
 
   return {
-    async issue(username, address) {
-      await db.execute('DELETE FROM auth_tokens WHERE issuer = $1 AND expires_at_ms <= $2', [issuer, clock.nowMs()]);
-      const access = await insert('access', username, address, options.accessTimeoutSeconds);
-      const refresh = await insert('refresh', username, address, refreshTimeout);
-      return { username, address, access, refresh };
-    },
+    // A family is named by a random value of its own: not a token, never sent.
+    issue: (username, address) => grant(db, username, address, newToken()),
     async verify(token) {
-      const row = await find('access', token);
-      return row ? { username: row.username } : undefined;
+      if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
+      const [row] = await db.query<{ username: string; expires_at_ms: number }>(
+        "SELECT username, expires_at_ms FROM auth_tokens WHERE token_hash = $1 AND issuer = $2 AND kind = 'access'",
+        [digest(token), issuer],
+      );
+      return row && Number(row.expires_at_ms) > clock.nowMs() ? { username: row.username } : undefined;
     },
     async exchange(refreshToken, address) {
-      const row = await find('refresh', refreshToken);
-      if (!row) return undefined;
-      return { username: row.username, address, access: await insert('access', row.username, address, options.accessTimeoutSeconds) };
+      if (refreshToken.length === 0 || refreshToken.length > MAX_TOKEN_LENGTH) return undefined;
+      const hash = digest(refreshToken);
+      // One transaction: of two exchanges with the same refresh token, one rotates it and the other sees it used.
+      return db.transaction(async (tx) => {
+        const [row] = await tx.query<{ kind: string; username: string; expires_at_ms: number; family: string | null }>(
+          "SELECT kind, username, expires_at_ms, family FROM auth_tokens WHERE token_hash = $1 AND issuer = $2 AND kind IN ('refresh', 'rotated')",
+          [hash, issuer],
+        );
+        if (!row || Number(row.expires_at_ms) <= clock.nowMs()) return undefined;
+        // A row from before families existed starts its own, named by its digest (not a credential).
+        const family = row.family ?? hash;
+        if (row.kind === 'rotated') {
+          await tx.execute('DELETE FROM auth_tokens WHERE issuer = $1 AND family = $2', [issuer, family]);
+          return undefined;
+        }
+        await tx.execute("UPDATE auth_tokens SET kind = 'rotated', family = $3 WHERE token_hash = $1 AND issuer = $2", [hash, issuer, family]);
+        return grant(tx, row.username, address, family);
+      });
     },
   };
 }

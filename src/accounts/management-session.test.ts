@@ -7,9 +7,11 @@ import { createManagementSession, type SdkResult } from './management-session.ts
 
 /**
  * A device's token endpoints and one protected path, counting what it is asked. Tokens live `timeout`
- * seconds of the fake clock; `forget()` drops every token (a restart on a fresh store).
+ * seconds of the fake clock; `forget()` drops every token (a restart on a fresh store). `rotate`: an exchange
+ * uses its refresh token up and answers the next one (as Portolan's device does; the real one does not).
  */
-async function startFakeDevice(t: TapTest, clock: { nowMs(): number }) {
+async function startFakeDevice(t: TapTest, clock: { nowMs(): number }, options: { rotate?: boolean; accessSeconds?: number } = {}) {
+  const accessSeconds = options.accessSeconds ?? 1200;
   const counts = { login: 0, exchange: 0, calls: 0, refused: 0 };
   const tokens = new Map<string, { kind: 'access' | 'refresh'; expiresMs: number }>();
   let next = 0;
@@ -35,12 +37,16 @@ async function startFakeDevice(t: TapTest, clock: { nowMs(): number }) {
       counts.login++;
       const body = await bodyOf(req);
       if (body.password !== password) return refused();
-      return answer(200, { token: issue('access', 1200), refreshToken: issue('refresh', 36_000) });
+      return answer(200, { token: issue('access', accessSeconds), refreshToken: issue('refresh', 36_000) });
     }
     if (req.url === '/mgmt/shared/authn/exchange') {
       counts.exchange++;
       const body = (await bodyOf(req)) as { refreshToken?: { token?: string } };
-      return valid(body.refreshToken?.token, 'refresh') ? answer(200, { token: issue('access', 1200) }) : refused();
+      const used = body.refreshToken?.token;
+      if (!valid(used, 'refresh')) return refused();
+      if (!options.rotate) return answer(200, { token: issue('access', accessSeconds) });
+      tokens.delete(used!);
+      return answer(200, { token: issue('access', accessSeconds), refreshToken: issue('refresh', 36_000) });
     }
     counts.calls++;
     if (!valid(req.headers['x-vendor-auth-token'] as string | undefined, 'access')) {
@@ -130,4 +136,46 @@ t.test('a login at start that the device never answers ends when the process sto
   await arrived;
   stopping.abort();
   t.match(await warming, { failure: 'the management login failed', cause: { error: { name: 'AbortError' } } }, 'ended by the stop (the time limit is an hour)');
+});
+
+t.test('a device that rotates refresh tokens: an idle session renews itself and never sends the password again', async (t) => {
+  // Access tokens of 6 h and refresh tokens of 10 h: with nothing calling, only the keep-alive can renew the
+  // refresh token before it runs out (at 10 h), and a login would fail (the password changed on the device).
+  const clock = createFakeClock();
+  const device = await startFakeDevice(t, clock, { rotate: true, accessSeconds: 21_600 });
+  const stopping = new AbortController();
+  t.teardown(() => stopping.abort());
+  const session = createManagementSession({
+    baseUrl: () => device.url, username: 'admin', password: 'right', passwordMissing: '', clock, timeoutMs: 5000,
+    keepAlive: { timers: clock, stop: stopping.signal },
+  });
+  t.equal(await session.warm(), undefined, 'logged in');
+  device.setPassword('changed');
+  t.same(clock.pendingTimers(), [18_000_000], 'the keep-alive is due when half of the refresh token\'s 10 h have passed');
+  for (let step = 1; step <= 7; step++) {
+    await clock.advanceAsync(18_000_000);
+    // Joins the keep-alive's exchange under way (the access token it replaced is still live): sends nothing itself.
+    t.equal(await session.warm(), undefined, `${step * 5} h`);
+    t.same(device.counts, { login: 1, exchange: step, calls: 0, refused: 0 }, `${step * 5} h: one keep-alive exchange per 5 h, no login`);
+  }
+  const probe = await session.call((client, signal) => client.get({ url: '/probe', signal }) as Promise<SdkResult>, () => AbortSignal.timeout(5000));
+  t.equal('response' in probe ? probe.response?.status : probe, 200, 'after 35 h, a call goes through on the renewed token');
+  stopping.abort();
+  t.same(clock.pendingTimers(), [], 'the stop ends the keep-alive');
+});
+
+t.test('a device that does not rotate: no keep-alive exchanges (they would renew nothing)', async (t) => {
+  const clock = createFakeClock();
+  const device = await startFakeDevice(t, clock, { accessSeconds: 21_600 });
+  const stopping = new AbortController();
+  t.teardown(() => stopping.abort());
+  const session = createManagementSession({
+    baseUrl: () => device.url, username: 'admin', password: 'right', passwordMissing: '', clock, timeoutMs: 5000,
+    keepAlive: { timers: clock, stop: stopping.signal },
+  });
+  t.equal(await session.warm(), undefined);
+  await clock.advanceAsync(18_000_000);
+  t.equal(await session.warm(), undefined);
+  t.equal(device.counts.exchange, 1, 'the first keep-alive learns that the device does not rotate');
+  t.same(clock.pendingTimers(), [], 'and schedules no more');
 });

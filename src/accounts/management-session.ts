@@ -1,6 +1,7 @@
 import { createClient } from '../../generated/device-config/client/index.ts';
 import * as device from '../../generated/device-config/sdk.gen.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { Cancel, Timers } from '../lib/timers.ts';
 
 /** A generated-SDK call's result: the parsed answer, the error body, the response (absent when nothing answered). */
 export type SdkResult = { data?: unknown; error?: unknown; response?: Response };
@@ -25,6 +26,11 @@ export type ManagementSessionOptions = {
   timeoutMs: number;
   /** The login provider (the device's `tmos`). */
   provider?: string;
+  /**
+   * Keeps the session alive while nothing calls: a refresh token the device rotates is renewed when half its
+   * life has passed, so an idle session never falls back to the password. Absent: renewed only by calls.
+   */
+  keepAlive?: { timers: Timers; stop: AbortSignal };
 };
 
 export type ManagementSession = {
@@ -34,8 +40,8 @@ export type ManagementSession = {
    */
   call(send: (client: SdkClient, signal: AbortSignal) => Promise<SdkResult>, signal: () => AbortSignal): Promise<SdkResult | SessionFailure>;
   /**
-   * Gets a token now unless one is held: a start logs in before anyone else's failed logins can block it.
-   * `cancel` ends the login early (the process is stopping).
+   * Gets a token now unless one is held (or waits for the renewal under way): a start logs in before anyone
+   * else's failed logins can block it. `cancel` ends the login early (the process is stopping).
    */
   warm(cancel?: AbortSignal): Promise<SessionFailure | undefined>;
 };
@@ -44,28 +50,38 @@ type Held = { value: string; expiresMs: number };
 
 /** An access token is renewed this long before it expires, so no call goes out with one about to lapse. */
 const ACCESS_MARGIN_MS = 60_000;
-/** While the refresh token has less than this left, the password login is tried again (the refresh token is the fallback). */
+/**
+ * A device that does not rotate refresh tokens (the real one answers an exchange with `token` alone): while its
+ * refresh token has less than this left, the password login is tried again (the old refresh token still serves).
+ */
 const REFRESH_RENEW_MS = 3_600_000;
+/** The shortest wait between two keep-alive exchanges (one that got no answer is tried again after it). */
+const KEEP_ALIVE_MIN_MS = 60_000;
 
 /**
  * A client's session with a device's management REST (designed, after the real device): it logs in once with
  * the password (`POST /mgmt/shared/authn/login`), sends the token with every call, and renews it with the
- * refresh token (`POST /mgmt/shared/authn/exchange`), which checks no password. So the password is sent once
- * per refresh-token lifetime (10 h), not with each call, and only while a refresh token is still held after
- * the first login: failed logins of someone else from the same address (the device's backoff is per user name
- * and address) cannot stop the calls, and the backoff keeps all its protection against that someone.
- * Concurrent calls share one login or exchange.
+ * refresh token (`POST /mgmt/shared/authn/exchange`), which checks no password. The device rotates refresh
+ * tokens (each exchange answers the next one with a full lifetime), so after the first login the password is
+ * sent again only when the device refuses the refresh token (it forgot it, or saw it used twice) or an exchange
+ * got no answer: failed logins of someone else from the same address (the device's backoff is per user name
+ * and address) cannot stop the calls, and the backoff keeps all its protection against that someone. With
+ * `keepAlive`, an idle session exchanges before its refresh token runs out. Concurrent calls share one login
+ * or exchange. (A device that does not rotate: the password once per refresh-token lifetime, 10 h.)
  *
  * @example
  * const session = createManagementSession({ baseUrl: () => 'http://127.0.0.1:8100', username: 'admin', password, passwordMissing: 'no password', clock, timeoutMs: 10_000 });
  * const result = await session.call((client, signal) => device.createOauthClientApp({ client, body, signal }), () => AbortSignal.timeout(10_000));
  */
 export function createManagementSession(options: ManagementSessionOptions): ManagementSession {
-  const { clock, timeoutMs } = options;
+  const { clock, timeoutMs, keepAlive } = options;
   const provider = options.provider ?? 'tmos';
   let access: Held | undefined;
   let refresh: Held | undefined;
   let pending: Promise<string | SessionFailure> | undefined;
+  let cancelKeepAlive: Cancel | undefined;
+  // Whether the device rotates refresh tokens, as its last exchange showed (assumed until one answers without).
+  let rotates = true;
 
   const live = (held: Held | undefined, marginMs: number): held is Held => held !== undefined && held.expiresMs - marginMs > clock.nowMs();
   const heldFor = (token: { token?: unknown; timeout?: unknown } | undefined, fallbackSeconds: number): Held | undefined =>
@@ -75,6 +91,20 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
 
   /** Each login or exchange ends at the time limit, or when `cancel` aborts. */
   const limit = (cancel: AbortSignal | undefined) => (cancel ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel]) : AbortSignal.timeout(timeoutMs));
+
+  /** Shared by concurrent callers: one login or exchange at a time. */
+  const shared = (work: () => Promise<string | SessionFailure>) => (pending ??= work().finally(() => (pending = undefined)));
+
+  /** The next keep-alive exchange, when half of what is left of the refresh token has passed (at least a minute). */
+  function scheduleKeepAlive() {
+    cancelKeepAlive?.();
+    cancelKeepAlive = undefined;
+    const held = refresh;
+    if (!keepAlive || keepAlive.stop.aborted || !rotates || !live(held, 0)) return;
+    const delayMs = Math.max(KEEP_ALIVE_MIN_MS, (held.expiresMs - clock.nowMs()) / 2);
+    cancelKeepAlive = keepAlive.timers.after(delayMs, () => void (refresh === held && !pending ? shared(() => exchange(held, keepAlive.stop)) : undefined), { background: true });
+  }
+  keepAlive?.stop.addEventListener('abort', () => cancelKeepAlive?.(), { once: true });
 
   async function login(cancel: AbortSignal | undefined): Promise<string | SessionFailure> {
     if (options.password === undefined) return { failure: options.passwordMissing };
@@ -87,39 +117,45 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
     if (!token) return { failure: result.response?.ok ? 'the management login answered without a token' : 'the management login failed', cause: result };
     access = token;
     refresh = heldFor(answer?.refreshToken, 36_000);
+    scheduleKeepAlive();
     return token.value;
   }
 
+  /** Renews the access token; takes the refresh token's successor when the device rotates it. */
   async function exchange(held: Held, cancel: AbortSignal | undefined): Promise<string | SessionFailure> {
     const client = createClient({ baseUrl: options.baseUrl() });
     const result = await settle(() => device.exchangeDeviceRefreshToken({ client, body: { refreshToken: { token: held.value } }, signal: limit(cancel) }));
-    const token = result.response?.ok ? heldFor((result.data as { token?: { token?: unknown; timeout?: unknown } } | undefined)?.token, 1200) : undefined;
+    const answer = result.data as { token?: { token?: unknown; timeout?: unknown }; refreshToken?: { token?: unknown; timeout?: unknown } } | undefined;
+    const token = result.response?.ok ? heldFor(answer?.token, 1200) : undefined;
     if (token) {
       access = token;
+      const next = heldFor(answer?.refreshToken, 36_000);
+      rotates = next !== undefined;
+      if (refresh === held && next) refresh = next;
+      scheduleKeepAlive();
       return token.value;
     }
-    // Refused (unknown, expired, or no exchange on this device): log in instead. No answer: the device is away.
+    // Refused (unknown, expired, used twice, or no exchange on this device): log in instead. No answer: the
+    // device is away (or rotated the token and the answer was lost: then its next use is refused).
     if (result.response && refresh === held) refresh = undefined;
+    else scheduleKeepAlive();
     return { failure: 'the management token could not be renewed', cause: result };
   }
 
   /** A token good for the next call: the one held, a renewed one, or a fresh login's; shared by concurrent callers. */
   function token(cancel?: AbortSignal): Promise<string | SessionFailure> {
     if (live(access, ACCESS_MARGIN_MS)) return Promise.resolve(access.value);
-    pending ??= (async () => {
+    return shared(async () => {
       const held = refresh;
-      if (live(held, REFRESH_RENEW_MS)) {
-        const renewed = await exchange(held, cancel);
-        // Refused (the device forgot it after a restart on a fresh store, or has no exchange): log in. Not answered: report that.
-        return typeof renewed === 'string' || refresh === held ? renewed : login(cancel);
-      }
-      // The refresh token is running out (or there is none): the password again, while the old one still serves.
-      const fresh = await login(cancel);
-      if (typeof fresh === 'string' || !live(held, 0)) return fresh;
+      if (!live(held, 0)) return login(cancel);
       const renewed = await exchange(held, cancel);
-      return typeof renewed === 'string' ? renewed : fresh;
-    })().finally(() => (pending = undefined));
-    return pending;
+      // Refused (the device forgot it, or saw it used twice): log in. Not answered: report that.
+      if (typeof renewed !== 'string') return refresh === held ? renewed : login(cancel);
+      // Not rotated (a device that keeps its refresh tokens) and running out: the password again while it still serves.
+      if (refresh !== held || live(held, REFRESH_RENEW_MS)) return renewed;
+      const fresh = await login(cancel);
+      return typeof fresh === 'string' ? fresh : renewed;
+    });
   }
 
   return {
@@ -134,7 +170,8 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
       }
     },
     async warm(cancel) {
-      const value = await token(cancel);
+      // A renewal under way (the keep-alive's) is waited for: its outcome is the session's.
+      const value = await (pending ?? token(cancel));
       return typeof value === 'string' ? undefined : value;
     },
   };

@@ -28,4 +28,12 @@ export const ACCOUNT_MIGRATIONS: readonly Migration[] = [
 );
 CREATE INDEX auth_tokens_expiry ON auth_tokens (issuer, expires_at_ms);`,
   },
+  {
+    version: 202,
+    // A login's tokens form one family: a rotated refresh token used again revokes the whole family
+    // (auth-tokens.ts). Rows from before have no family and are rotated into their own.
+    name: 'token families for refresh token rotation',
+    up: `ALTER TABLE auth_tokens ADD COLUMN family TEXT;
+CREATE INDEX auth_tokens_family ON auth_tokens (issuer, family);`,
+  },
 ];

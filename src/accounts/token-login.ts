@@ -28,6 +28,8 @@ export function tokenState(issued: IssuedToken, username: string, provider: stri
   };
 }
 
+const refreshTokenState = (issued: IssuedToken) => ({ token: issued.token, timeout: issued.timeoutSeconds, expirationMicros: micros(issued.expiresMs) });
+
 /** The answer of a successful login (REAL-PRODUCTS.md B; the device answers the same). */
 export function loginResponse(grant: TokenGrant, provider: string) {
   return {
@@ -35,7 +37,7 @@ export function loginResponse(grant: TokenGrant, provider: string) {
     loginReference: { link: `https://localhost/mgmt/cm/system/authn/providers/${provider}/login` },
     loginProviderName: provider,
     token: tokenState(grant.access, grant.username, provider, grant.address),
-    refreshToken: { token: grant.refresh.token, timeout: grant.refresh.timeoutSeconds, expirationMicros: micros(grant.refresh.expiresMs) },
+    refreshToken: refreshTokenState(grant.refresh),
     generation: 0,
     lastUpdateMicros: 0,
   };
@@ -55,9 +57,13 @@ export function createTokenLogin(deps: { tokens: TokenService; checkPassword: Ba
       if (!(await deps.checkPassword(basicAuthorization(username, password), address))) return undefined;
       return loginResponse(await deps.tokens.issue(username, address), provider);
     },
+    /**
+     * The real products answer `{token}`; the refresh token given is used up (auth-tokens.ts), so the answer
+     * also carries its successor (designed: `refreshToken`, as in the login answer).
+     */
     async exchange(refreshToken: string, address: string, provider: string) {
       const exchanged = await deps.tokens.exchange(refreshToken, address);
-      return exchanged ? { token: tokenState(exchanged.access, exchanged.username, provider, exchanged.address) } : undefined;
+      return exchanged ? { token: tokenState(exchanged.access, exchanged.username, provider, exchanged.address), refreshToken: refreshTokenState(exchanged.refresh) } : undefined;
     },
   };
 }

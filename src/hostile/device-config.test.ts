@@ -10,7 +10,9 @@ import * as sdk from '../../generated/device-config/sdk.gen.ts';
 import { basicAuthorization } from '../accounts/basic-auth.ts';
 import { startTestSystem } from '../app/test-system.ts';
 import { findFreePorts } from '../lib/free-ports.ts';
-import { ADMIN_PASSWORD, declaration, deviceClient } from '../interfaces/device-config/test-device.ts';
+import { ADMIN_PASSWORD, declaration, deviceClient, freePort } from '../interfaces/device-config/test-device.ts';
+import { createFakeClock } from '../lib/clock.ts';
+import type { TapTest } from '../lib/tap-test.ts';
 import { checkScript } from '../interfaces/device-config/tcl-script.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -172,10 +174,48 @@ function heldRequest(url: string, path: string, body: string) {
   return { answer, release: () => socket.write(bytes.subarray(-1)) };
 }
 
+/**
+ * Watches this thread's JSON.parse and JSON.stringify (a worker thread has JSON of its own): the longest
+ * text either was given or made while it watched, and the originals, for the test's own use.
+ */
+function watchJson(t: TapTest) {
+  const { parse, stringify } = JSON;
+  const longest = { parsed: 0, stringified: 0 };
+  JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+    longest.parsed = Math.max(longest.parsed, String(text).length);
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    const text = stringify(...args);
+    longest.stringified = Math.max(longest.stringified, text?.length ?? 0);
+    return text;
+  }) as typeof JSON.stringify;
+  const restore = () => Object.assign(JSON, { parse, stringify });
+  t.teardown(restore);
+  return { longest, parse, stringify, restore };
+}
+
+/** Counts turns of this thread's event loop (a chain of setImmediate) until `stop` is called. */
+function countTurns() {
+  let turns = 0;
+  let running = true;
+  const turn = () => {
+    turns++;
+    if (running) setImmediate(turn);
+  };
+  setImmediate(turn);
+  return () => ((running = false), turns);
+}
+
+/** The issue's body: 650 000 `{}` at depth 60, 1.95 MB. */
+const ISSUE_BODY = `${HEAD}"T":${nested(`[${Array.from({ length: 650_000 }, () => '{}').join(',')}]`, 59)}}`;
+/** Bodies over this many bytes never meet this thread's JSON (declaration-checker.ts INLINE_BYTES). */
+const INLINE_BYTES = 64 * 1024;
+
 t.test('F-declaration-event-loop: while a 1.95 MB declaration of 650 000 {} at depth 60 is checked, the other roles answer', async (t) => {
   const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
   // The issue's declaration: answered 422 after 1.64 s, during which every role (the mapping's /health too) stood still.
-  const body = `${HEAD}"T":${nested(`[${Array.from({ length: 650_000 }, () => '{}').join(',')}]`, 59)}}`;
+  const body = ISSUE_BODY;
   t.ok(body.length > 1_900_000 && body.length < 2 * 1024 * 1024, `${body.length} bytes, under the 2 MiB limit`);
   const health = async () => {
     const answer = await fetch(`${system.url('mapping')}/health`);
@@ -187,15 +227,69 @@ t.test('F-declaration-event-loop: while a 1.95 MB declaration of 650 000 {} at d
   const answer = held.answer.finally(() => (declared = true));
   // While these run, the device reads what was sent (a few dozen reads): the upload is over before the last byte.
   for (let i = 0; i < 50; i++) await health();
+  // From the moment the declaration is whole until it is answered: what this thread parsed, and how often its loop turned.
+  const json = watchJson(t);
+  const turns = countTurns();
   held.release();
   // Health checks of the mapping role one after another, from the moment the declaration is whole: on the event
   // loop the check held, the first of them was answered after the declaration.
   let answeredBefore = 0;
   while (!declared) if ((await health()) === 200 && !declared) answeredBefore++;
-  t.ok(answeredBefore >= 3, `${answeredBefore} health checks of the mapping role were answered before the declaration was`);
+  const turned = turns();
   const { status, body: refused } = await answer;
+  json.restore();
+  t.ok(answeredBefore >= 3, `${answeredBefore} health checks of the mapping role were answered before the declaration was`);
+  t.ok(json.longest.parsed <= INLINE_BYTES, `the longest text this thread parsed meanwhile: ${json.longest.parsed} characters (the body never)`);
+  t.ok(turned >= 100, `the event loop turned ${turned} times while the declaration was checked`);
   t.equal(status, 422, 'the declaration is still refused');
   t.match(refused, { code: 422, message: 'declaration is invalid', errors: ["/T: should have required property 'class'"] }, 'in the same words');
+});
+
+t.test('F-declaration-main-thread-untouched: a 2 MB declaration deployed, refused and read back is never parsed or serialised on the event loop', async (t) => {
+  // Response checking (tests only) parses every answer: off here, as in production.
+  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, validateResponses: false } });
+  const port = await freePort();
+  const valid = inApp(`"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"],"virtualPort":${port},"x":${nested(`[${items(() => '{}', 1_950_000)}]`, 55)}}`);
+  t.ok(valid.length > 1_900_000 && valid.length < 2 * 1024 * 1024, `a valid declaration of ${valid.length} bytes`);
+  const headers = { authorization: basicAuthorization('admin', ADMIN_PASSWORD), 'content-type': 'application/json' };
+  const declare = `${system.url('device')}/mgmt/shared/appsvcs/declare`;
+  const send = async (method: string, body?: string) => {
+    const answer = await fetch(declare, { method, headers, ...(body === undefined ? {} : { body }) });
+    return { status: answer.status, text: Buffer.from(await answer.arrayBuffer()).toString('utf8') };
+  };
+
+  const json = watchJson(t);
+  const deployed = await send('POST', valid);
+  const refused = await send('POST', ISSUE_BODY);
+  const read = await send('GET');
+  json.restore();
+
+  t.equal(deployed.status, 200, 'the valid declaration is deployed');
+  t.equal(refused.status, 422, "the issue's declaration is refused");
+  t.equal(read.status, 200, 'and the deployed one read back');
+  t.ok(json.longest.parsed <= INLINE_BYTES, `the longest text this thread parsed: ${json.longest.parsed} characters`);
+  t.ok(json.longest.stringified <= INLINE_BYTES, `the longest text this thread serialised: ${json.longest.stringified} characters`);
+  // What was answered, read here with the originals: the declaration as deployed, its default written in.
+  const echoed = json.parse(deployed.text) as { results: { code: number; message: string }[]; declaration: unknown };
+  t.match(echoed.results, [{ code: 200, message: 'success', tenant: 'T' }]);
+  t.equal(json.stringify(json.parse(read.text)), json.stringify(echoed.declaration), 'GET answers the declaration the deployment echoed');
+  t.match(json.parse(refused.text), { code: 422, message: 'declaration is invalid', errors: ["/T: should have required property 'class'"] });
+});
+
+t.test('F-declaration-budget-per-job: a check over its time budget fails alone; the checks queued behind it are answered', async (t) => {
+  const { createDeclarationChecker } = await import('../interfaces/device-config/declaration/declaration-checker.ts');
+  const { spec, schemaAt, info } = await import('../interfaces/device-config/declaration/test-spec.ts');
+  const clock = createFakeClock();
+  // Every body on the thread; each job's budget is 1 s of the fake clock, counted from when the thread begins it.
+  const checker = createDeclarationChecker({ document: spec, schemas: async () => schemaAt, info, timers: clock, budgetMs: 1000, inlineBytes: 0 });
+  t.teardown(() => checker.close());
+  const small = new TextEncoder().encode(inApp('"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"]}'));
+  const slow = checker.check(new TextEncoder().encode(ISSUE_BODY), {});
+  const queued = [checker.check(small, {}), checker.check(small, {})];
+  // The slow one is still on the thread when its budget ends: the queued ones have not begun, so theirs has not started.
+  clock.advance(1000);
+  await t.rejects(slow, { message: 'the declaration check took longer than 1000 ms' }, 'the slow check fails');
+  for (const [i, check] of queued.entries()) t.match(await check, { ok: true }, `queued check ${i + 1} is answered (by a new thread)`);
 });
 
 // ---------------------------------------------------------------------------------------------------

@@ -281,3 +281,31 @@ t.test('C-process-crash-given-up: a job whose process dies (its lease lapses) on
   t.equal(record.status, 'ERROR');
   t.match(record.messages[0], /^The snapshot could not be processed: given up after 3 attempts \(at most 3\): the process running the last one stopped before it finished/);
 });
+
+t.test('C-graceful-restarts-not-attempts: three graceful stops while a snapshot is processed use none of its attempts; the fourth process completes it', async (t) => {
+  const store = await testStore(t);
+  // Processing that goes on until its job is stopped: each process is stopped (a rolling restart) while it is under way.
+  let started = 0;
+  const untilStopped: ProcessingRunner = (_task, signal) => {
+    started++;
+    return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  };
+  let id = '';
+  for (let restart = 1; restart <= 3; restart++) {
+    const timers = createFakeClock(); // this process's own timers: its stop's grace period ends when the test says
+    const instance = await testService(store, { timers, processingRunner: untilStopped });
+    if (restart === 1) id = await uploaded(instance, 'alice', healthyArchive());
+    await until(async () => started === restart || undefined, `process ${restart} is processing the snapshot`);
+    const stopped = instance.stop();
+    await until(async () => timers.pendingTimers().includes(0) || undefined, `process ${restart} is stopping its job`);
+    timers.advance(0);
+    await stopped;
+    const [job] = await store.db.query<{ state: string; attempts: number }>('SELECT state, attempts FROM jobs');
+    t.match(job, { state: 'queued', attempts: 0 }, `stop ${restart}: the job waits again, no attempt used`);
+    t.equal((await instance.get('alice', id))?.status, 'PROCESSING', `stop ${restart}: the snapshot is still PROCESSING`);
+  }
+  const fourth = await testService(store); // the default maxAttempts: 3
+  const record = await processed(fourth, 'alice', id);
+  t.equal(record.status, 'COMPLETE', 'the fourth process completes it');
+  t.same(record.messages, []);
+});

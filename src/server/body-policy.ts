@@ -10,7 +10,11 @@ import { portolanError, type PortolanError } from '../lib/errors.ts';
  * - `validatedBy`: `framework` (the request-body schema is checked before the handler, 400) or
  *   `handler` (`x-portolan-body-validation: handler`: the body is parsed but the handler validates
  *   it itself, because the interface answers schema errors in its own way, for example the
- *   device's 422 `declaration is invalid` with one pointer per problem).
+ *   device's 422 `declaration is invalid` with one pointer per problem);
+ * - `parsedBy`: `framework` (a buffered body is parsed by its media type before the handler) or
+ *   `handler` (`x-portolan-body-parsing: handler`, which implies `validatedBy: handler`): the handler
+ *   gets the bytes only (`rawBody`) and parses them itself, for example off the event loop when
+ *   they are large (the device's declarations: parsing 2 MiB of JSON holds every role ~100 ms).
  */
 export type BodyPolicy = {
   mediaTypes: readonly string[];
@@ -18,6 +22,7 @@ export type BodyPolicy = {
   maxBytes: number | undefined;
   mode: 'none' | 'buffer' | 'stream';
   validatedBy: 'framework' | 'handler';
+  parsedBy: 'framework' | 'handler';
 };
 
 type OperationObject = Record<string, unknown>;
@@ -27,13 +32,15 @@ export function operationBodyPolicy(operation: OperationObject): BodyPolicy {
   const mediaTypes = Object.keys(requestBody?.content ?? {}).map((m) => m.toLowerCase());
   const declaredLimit = operation['x-portolan-max-body-bytes'];
   const declaredMode = operation['x-portolan-body-mode'];
+  const parsedByHandler = operation['x-portolan-body-parsing'] === 'handler';
   const mode = mediaTypes.length === 0 ? 'none' : declaredMode === 'stream' || mediaTypes.every((m) => m === 'multipart/form-data') ? 'stream' : 'buffer';
   return {
     mediaTypes,
     required: requestBody?.required === true,
     maxBytes: typeof declaredLimit === 'number' ? declaredLimit : undefined,
     mode,
-    validatedBy: operation['x-portolan-body-validation'] === 'handler' ? 'handler' : 'framework',
+    validatedBy: operation['x-portolan-body-validation'] === 'handler' || parsedByHandler ? 'handler' : 'framework',
+    parsedBy: parsedByHandler ? 'handler' : 'framework',
   };
 }
 

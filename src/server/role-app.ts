@@ -104,10 +104,12 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   /** With response checking on, an answer that breaks the contract becomes a 500 naming the violation. */
   const checkedResponse = (owner: RoleInterface, operation: RuntimeOperation, response: HandlerResponse): HandlerResponse => {
     if (!owner.checkResponse) return response;
+    const contentType = response.contentType ?? 'application/json';
     const violations = owner.checkResponse(operation, {
       status: response.status,
-      headers: { 'content-type': response.contentType ?? 'application/json', ...lowerKeys(response.headers) },
-      body: response.body,
+      headers: { 'content-type': contentType, ...lowerKeys(response.headers) },
+      // A JSON answer a handler wrote as bytes (text it had already) is checked as the value it spells.
+      body: Buffer.isBuffer(response.body) && /json/.test(contentType) ? JSON.parse(response.body.toString('utf8')) : response.body,
     });
     if (violations.length === 0) return response;
     const details = violations.map((v) => `${v.check}${v.pointer ? ` at ${v.pointer}` : ''}: ${v.message}`);
@@ -191,9 +193,12 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
         if (!(error instanceof BodyTooLarge)) throw error;
         return fail(owner, tooLarge(limit), request, operation);
       }
-      const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
-      if (!parsed.ok) return fail(owner, parsed.error, request, operation);
-      body = parsed.value;
+      // An operation that parses its body itself gets the bytes only (body-policy.ts `parsedBy`).
+      if (operation.body.parsedBy === 'framework') {
+        const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
+        if (!parsed.ok) return fail(owner, parsed.error, request, operation);
+        body = parsed.value;
+      }
     }
 
     const query = parseQuery(queryString);

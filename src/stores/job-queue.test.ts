@@ -367,8 +367,8 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     t.equal(watch.mark(), mark, 'a stopped worker does not look for work');
   });
 
-  t.test('stop() aborts a job still running after the grace period; it goes back to the queue', async (t) => {
-    const { clock, jobs, startWorker, hang } = await setUp(t);
+  t.test('stop() aborts a job still running after the grace period; it goes back to the queue at once, its attempt not counted', async (t) => {
+    const { clock, jobs, startWorker, hang, runAfterMs } = await setUp(t);
     const id = await jobs.enqueue('q', { n: 1 });
     let signal: AbortSignal | undefined;
     const worker = startWorker({ run: (_, context) => ((signal = context.signal), hang(context.signal)) });
@@ -380,7 +380,29 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     clock.advance(1);
     t.ok(signal?.aborted, 'aborted when it ends');
     await stopped;
-    t.match(await jobs.get(id), { state: 'queued', attempts: 1, leaseOwner: null, lastError: 'The job worker is stopping.' });
+    t.match(await jobs.get(id), { state: 'queued', attempts: 0, leaseOwner: null, lastError: 'The job worker is stopping.' });
+    t.equal(await runAfterMs(id), clock.nowMs(), 'due at once: no backoff');
+  });
+
+  t.test('a job its workers stopped gracefully maxAttempts times over is not given up: the next worker runs it at its first attempt', async (t) => {
+    const { clock, jobs, startWorker, hang } = await setUp(t);
+    const id = await jobs.enqueue('q', { n: 1 });
+    const giveUps: string[] = [];
+    for (let restart = 1; restart <= 3; restart++) {
+      let signal: AbortSignal | undefined;
+      const worker = startWorker({ owner: `rolling-${restart}`, run: (_, context) => ((signal = context.signal), hang(context.signal)), giveUp: async (_, reason) => void giveUps.push(reason) });
+      await until(() => signal !== undefined, `restart ${restart}: the job runs`);
+      const stopped = worker.stop({ graceMs: 1_000 });
+      t.notOk(await hasSettled(stopped), 'the stop waits for the grace period');
+      clock.advance(1_000);
+      await stopped;
+      t.match(await jobs.get(id), { state: 'queued', attempts: 0, leaseOwner: null }, `stop ${restart}: back in the queue, no attempt used`);
+    }
+    const runs: Job<Payload>[] = [];
+    startWorker({ owner: 'after-the-restarts', run: async (job) => void runs.push(job), giveUp: async (_, reason) => void giveUps.push(reason) });
+    await until(async () => (await jobs.get(id))?.state === 'done', 'the fourth worker finishes the job');
+    t.match(runs, [{ id, attempts: 1 }]);
+    t.same(giveUps, [], 'never given up');
   });
 
   t.test('a job whose payload is not JSON (a hand-edited row) fails without running and does not stop the jobs behind it', async (t) => {

@@ -21,6 +21,9 @@ import { startJobRetention } from './job-retention.ts';
  *   after min(30 s, 1 s * 2^(attempts-1)), with the message (first 500 characters) in `last_error`; after
  *   `maxAttempts` attempts -> `failed`, and giveUp() is called. A job claimed while its attempts are
  *   already spent (its previous runs' processes stopped and their leases lapsed) is not run: it is given up.
+ * - A graceful stop is no attempt: a run that stop() aborted (after its grace period) is `queued` again at
+ *   once with its claim taken back (`attempts` one less), so rolling restarts never use a job's attempts up.
+ *   A process that dies or hangs instead still uses one: its lease lapses and the next claim counts.
  * - giveUp() is called under the lease, before the job is marked `failed`: should this process stop in
  *   between, another worker calls it again. So it runs at least once; make it safe to repeat.
  * - Execution is at least once: a run whose outcome could not be recorded (a lost lease, the database
@@ -94,6 +97,13 @@ const RELEASE = 'lease_owner = NULL, lease_expires_ms = NULL';
 const FINISH = `UPDATE jobs SET state = 'done', finished_ms = $4, ${RELEASE} ${FENCE}`;
 const RETRY = `UPDATE jobs SET state = 'queued', run_after_ms = $4, last_error = $5, ${RELEASE} ${FENCE}`;
 const FAIL = `UPDATE jobs SET state = 'failed', finished_ms = $4, last_error = $5, ${RELEASE} ${FENCE}`;
+// Back to the queue as if this claim had not been made: its process is stopping, the job did nothing wrong.
+const UNCLAIM = `UPDATE jobs SET state = 'queued', run_after_ms = $4, last_error = $5, attempts = attempts - 1, ${RELEASE} ${FENCE}`;
+
+/** The reason stop() aborts a run with: the job is released without counting the attempt. */
+export class WorkerStopping extends Error {
+  override name = 'WorkerStopping';
+}
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
 const backoffMs = (attempts: number): number => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempts - 1));
@@ -177,7 +187,7 @@ export type JobWorkerOptions<P> = {
 };
 
 type Claim<P> = { job: Job<P>; lapsed: boolean };
-type Outcome = { state: 'done' } | { state: 'queued' | 'failed'; error: string } | { state: 'lost' };
+type Outcome = { state: 'done' } | { state: 'queued' | 'failed' | 'released'; error: string } | { state: 'lost' };
 type Hold = { controller: AbortController; done: Promise<void> };
 
 /**
@@ -249,6 +259,7 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
     } catch (error) {
       if (isLost()) return { state: 'lost' }; // the worker that holds the job now decides
       const message = messageOf(error);
+      if (signal.reason instanceof WorkerStopping) return { state: 'released', error: message };
       if (job.attempts < maxAttempts) return { state: 'queued', error: message };
       return giveUpWith(job, `given up after ${job.attempts} attempts (at most ${maxAttempts}): ${message}`.slice(0, ERROR_LIMIT));
     }
@@ -295,7 +306,9 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
         ? await db.execute(FINISH, [...fence, now])
         : outcome.state === 'queued'
           ? await db.execute(RETRY, [...fence, now + backoffMs(job.attempts), outcome.error])
-          : await db.execute(FAIL, [...fence, now, outcome.error]);
+          : outcome.state === 'released'
+            ? await db.execute(UNCLAIM, [...fence, now, outcome.error])
+            : await db.execute(FAIL, [...fence, now, outcome.error]);
     if (rowCount === 0) logger?.warn(fields, 'a background job lease lapsed before its outcome was recorded; another worker will run it');
   };
 
@@ -354,7 +367,10 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
     },
     /** Look for work now (after an enqueue in this process). */
     poke,
-    /** Stops claiming; waits for running jobs (their signal is aborted after `graceMs`, default 5000, on the injected timers). */
+    /**
+     * Stops claiming; waits for running jobs (their signal is aborted after `graceMs`, default 5000, on the injected timers,
+     * with a WorkerStopping reason: a run that then throws goes back to the queue with its attempt not counted).
+     */
     async stop(stopOptions: { graceMs?: number } = {}): Promise<void> {
       stopping = true;
       stopRetention();
@@ -364,7 +380,7 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
       if (holds.size === 0) return;
       const abortAll = timers.after(
         stopOptions.graceMs ?? 5000,
-        () => holds.forEach((h) => h.controller.abort(new Error('The job worker is stopping.'))),
+        () => holds.forEach((h) => h.controller.abort(new WorkerStopping('The job worker is stopping.'))),
         BACKGROUND,
       );
       await Promise.all([...holds].map((h) => h.done));

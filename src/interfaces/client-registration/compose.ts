@@ -1,6 +1,7 @@
 import type { AccountStore } from '../../accounts/account-store.ts';
 import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { Timers } from '../../lib/timers.ts';
 import { ConfigError, type CoreConfig } from '../../lib/config.ts';
 import type { RegistrationConfig } from './settings.ts';
 
@@ -16,6 +17,10 @@ export type ClientRegistrationWiring = {
   /** The URL of this process's device role once it listens (undefined when it does not run here). */
   deviceRoleUrl: () => string | undefined;
   clock: Clock;
+  /** Times the management session's keep-alive. */
+  timers: Timers;
+  /** Aborted when the process stops: ends the management login under way and the keep-alive. */
+  stopping: AbortSignal;
   logger: Logger;
 };
 
@@ -24,9 +29,9 @@ export type ClientRegistrationComposition = ClientRegistrationDependencies & {
   /**
    * Logs in to the management interface now (static mode: nothing to do), so that the session holds a token
    * before anyone else's failed admin logins from the gateway's address can make the device's backoff refuse
-   * the login. A failure is logged; the first registration tries again.
+   * the login. A failure is logged; the first registration tries again. Ended by `stopping`.
    */
-  warmManagement(cancel?: AbortSignal): Promise<void>;
+  warmManagement(): Promise<void>;
 };
 
 /**
@@ -46,6 +51,7 @@ export function createClientRegistrationDependencies(wiring: ClientRegistrationW
     baseUrl: () => config.managementUrl || wiring.deviceRoleUrl() || `http://localhost:${config.ports.device}`,
     credentials: wiring.admin,
     clock: wiring.clock,
+    keepAlive: { timers: wiring.timers, stop: wiring.stopping },
   });
   return {
     settings: {
@@ -62,10 +68,10 @@ export function createClientRegistrationDependencies(wiring: ClientRegistrationW
     management,
     clock: wiring.clock,
     logger,
-    async warmManagement(cancel) {
+    async warmManagement() {
       if (config.registrationStaticCredentials) return;
-      const warmed = await management.warm(cancel);
-      if (!warmed.ok && !cancel?.aborted) logger.info({ message: warmed.error }, 'the management login at start failed; the first registration tries again');
+      const warmed = await management.warm(wiring.stopping);
+      if (!warmed.ok && !wiring.stopping.aborted) logger.info({ message: warmed.error }, 'the management login at start failed; the first registration tries again');
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Result } from '../../lib/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { Timers } from '../../lib/timers.ts';
 import * as device from '../../../generated/device-config/sdk.gen.ts';
 import type { OauthClientAppInput } from '../../../generated/device-config/types.gen.ts';
 import type { AdminCredentials } from '../../accounts/admin-bootstrap.ts';
@@ -27,6 +28,8 @@ export type DeviceManagementOptions = {
   clock: Clock;
   /** Each call's time limit (default 10 s). */
   timeoutMs?: number;
+  /** Renews the session while no registration comes (management-session.ts), until `stop`. */
+  keepAlive?: { timers: Timers; stop: AbortSignal };
 };
 
 /** The registration flow's management calls, and a login ahead of the first one (at the gateway's start). */
@@ -38,7 +41,7 @@ export type DeviceManagementClient = DeviceManagement & {
 /**
  * The management calls over real HTTP through the generated device-config SDK, on one management session
  * (src/accounts/management-session.ts): the administrative account logs in once, its token goes with every
- * call and is renewed with the refresh token, so the password is not sent with each call. (Sent with each
+ * call and is renewed with the refresh token (which the device rotates), so the password is sent once, not with each call. (Sent with each
  * call, basic authentication made registration hostage to the device's login backoff: five failed admin
  * logins by anyone from the gateway's address refused the gateway's own calls.) Failures are values whose
  * message is the device's own `message`, or a plain sentence when the device cannot be reached; never a
@@ -53,6 +56,7 @@ export function createDeviceManagementClient(options: DeviceManagementOptions): 
     passwordMissing: 'the management credentials are not configured on the gateway',
     clock: options.clock,
     timeoutMs,
+    ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
   });
   const failed = (failure: SessionFailure): { ok: false; error: string } => ({ ok: false, error: failure.cause ? failureMessage(failure.cause, timeoutMs) : failure.failure });
 

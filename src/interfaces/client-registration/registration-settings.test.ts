@@ -31,6 +31,8 @@ t.test('registration under other settings: static credentials, failing managemen
     handlers: { 'client-registration': { registerClient: (request) => current(request) } },
   });
   const silent = createLogger({ level: 'silent' });
+  const stopping = new AbortController();
+  t.teardown(() => stopping.abort());
   const use = (settings: Partial<Config>) => {
     const deps = createClientRegistrationDependencies({
       config: { ...config, ...settings },
@@ -38,6 +40,8 @@ t.test('registration under other settings: static credentials, failing managemen
       admin: { username: 'admin', password: ADMIN_PASSWORD },
       deviceRoleUrl: () => system.url('device'),
       clock,
+      timers: clock,
+      stopping: stopping.signal,
       logger: silent,
     });
     current = createClientRegistrationHandlers(deps).registerClient!;
@@ -108,7 +112,7 @@ t.test('registration under other settings: static credentials, failing managemen
   t.test('wrong administrative credentials: the device 401 message is reported', async (t) => {
     clock.advance(1000);
     const deps = createClientRegistrationDependencies({
-      config, accounts: system.accounts, admin: { username: 'admin', password: 'not the admin pw' }, deviceRoleUrl: () => system.url('device'), clock, logger: silent,
+      config, accounts: system.accounts, admin: { username: 'admin', password: 'not the admin pw' }, deviceRoleUrl: () => system.url('device'), clock, timers: clock, stopping: stopping.signal, logger: silent,
     });
     current = createClientRegistrationHandlers(deps).registerClient!;
     const { error, response } = await register();

@@ -2,8 +2,12 @@ import type * as F from '../../../generated/device-config/types.gen.ts';
 import type { HandlerResponse, TypedHandler } from '../../server/handler-types.ts';
 import type { Answer, DeclarativeService } from './declarative-service.ts';
 
-/** The service's answers are in the appsvcs shapes the spec declares for each status. */
-const respond = (answer: Answer) => answer as HandlerResponse as never;
+/**
+ * The service's answers are in the appsvcs shapes the spec declares for each status; one that holds a
+ * declaration is JSON text already and is written as it is (never parsed or serialised again here).
+ */
+const respond = (answer: Answer) =>
+  (answer.json === undefined ? { status: answer.status, body: answer.body } : { status: answer.status, body: Buffer.from(answer.json), contentType: 'application/json' }) as HandlerResponse as never;
 
 const tenantList = (tenants: string) => [...new Set(tenants.split(','))];
 
@@ -11,9 +15,9 @@ const tenantList = (tenants: string) => [...new Set(tenants.split(','))];
 export function createAppsvcsHandlers(deps: { service: DeclarativeService }) {
   const { service } = deps;
 
-  // The body's bytes too: a large declaration is checked from them on a worker thread.
-  const deployDeclaration: TypedHandler<F.DeployDeclarationData, F.DeployDeclarationResponses & F.DeployDeclarationErrors> = async ({ body, query, rawBody }) =>
-    respond(await service.deploy(body, { ...(query.async === undefined ? {} : { async: query.async }), ...(query.updateMode ? { updateMode: query.updateMode } : {}) }, rawBody));
+  // The body's bytes only (`x-portolan-body-parsing: handler`): a large declaration is parsed and checked on a worker thread.
+  const deployDeclaration: TypedHandler<F.DeployDeclarationData, F.DeployDeclarationResponses & F.DeployDeclarationErrors> = async ({ query, rawBody }) =>
+    respond(await service.deploy(rawBody, { ...(query.async === undefined ? {} : { async: query.async }), ...(query.updateMode ? { updateMode: query.updateMode } : {}) }));
 
   const getDeclaration: TypedHandler<F.GetDeclarationData, F.GetDeclarationResponses & F.GetDeclarationErrors> = async () => respond(await service.read());
 

@@ -1,14 +1,22 @@
 import type { Database } from '../../stores/database.ts';
 
-/** A declaration's own fields (`class`, `schemaVersion`, `id`, `label`, ...): everything but its tenants. */
-export type DeclarationHeader = Readonly<Record<string, unknown>>;
+/**
+ * The saved configuration as JSON texts: the declaration's own members (`class`, `schemaVersion`,
+ * `id`, ...) as one object, and each tenant's declaration. Texts, not objects: a declaration of
+ * megabytes is parsed and written on the declaration checker's thread, never walked on the event loop.
+ */
+export type SavedDeclaration = { header: string | undefined; tenants: readonly [tenant: string, text: string][] };
 
-export type SavedDeclaration = { header: DeclarationHeader | undefined; tenants: ReadonlyMap<string, Readonly<Record<string, unknown>>> };
+/** A saved tenant change: its new declaration's JSON text, or null to remove it. */
+export type TenantChange = { tenant: string; text: string | null };
 
-/** A saved tenant change: its new declaration, or null to remove it. */
-export type TenantChange = { tenant: string; declaration: Readonly<Record<string, unknown>> | null };
+/**
+ * A task row with its request and its record as JSON texts (as they are stored and answered).
+ * `order`: creation order (newest highest), unique within a process and increasing across restarts.
+ */
+export type StoredTask = { id: string; order: number; state: 'in progress' | 'done'; request: string; record: string };
 
-/** `order`: creation order (newest highest), unique within a process and increasing across restarts. */
+/** A task row parsed (the diagnostic snapshot's deployment log reads the results). */
 export type TaskRow = { id: string; order: number; state: 'in progress' | 'done'; request: unknown; record: unknown };
 
 /**
@@ -19,26 +27,29 @@ export type TaskRow = { id: string; order: number; state: 'in progress' | 'done'
 export interface DeclarationStore {
   load(): Promise<SavedDeclaration>;
   /** Saves the header and the tenant changes together, and keeps the full declaration in the history (the last 16). */
-  save(header: DeclarationHeader, changes: readonly TenantChange[], full: Readonly<Record<string, unknown>>, atMs: number, historyId: string): Promise<void>;
-  /** The full declaration saved `age` deployments ago (0: the latest). */
-  history(age: number): Promise<Readonly<Record<string, unknown>> | undefined>;
-  putTask(task: TaskRow): Promise<void>;
-  getTask(id: string): Promise<TaskRow | undefined>;
+  save(header: string, changes: readonly TenantChange[], full: string, atMs: number, historyId: string): Promise<void>;
+  /** The text of the full declaration saved `age` deployments ago (0: the latest). */
+  history(age: number): Promise<string | undefined>;
+  putTask(task: StoredTask): Promise<void>;
+  getTask(id: string): Promise<StoredTask | undefined>;
   /** Newest first. */
-  listTasks(limit: number): Promise<TaskRow[]>;
+  listTasks(limit: number): Promise<StoredTask[]>;
   /** Keeps the newest `keep` finished task records (queued ones are kept whatever their number). */
   pruneTasks(keep: number): Promise<void>;
 }
 
 const HISTORY = 16;
 
-const toTask = (row: Record<string, unknown>): TaskRow => ({
+const toTask = (row: Record<string, unknown>): StoredTask => ({
   id: String(row.id),
   order: Number(row.created_order),
   state: row.state === 'done' ? 'done' : 'in progress',
-  request: JSON.parse(String(row.request)),
-  record: JSON.parse(String(row.record)),
+  request: String(row.request),
+  record: String(row.record),
 });
+
+/** A stored task parsed (small records only: the snapshot reads at most the service's last 100). */
+export const parsedTask = (task: StoredTask): TaskRow => ({ ...task, request: JSON.parse(task.request), record: JSON.parse(task.record) });
 
 export function createSqlDeclarationStore(db: Database): DeclarationStore {
   return {
@@ -48,27 +59,27 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
         db.query('SELECT name, declaration FROM device_tenants ORDER BY name'),
       ]);
       return {
-        header: headers[0] ? JSON.parse(String(headers[0].header)) : undefined,
-        tenants: new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.declaration))])),
+        header: headers[0] ? String(headers[0].header) : undefined,
+        tenants: rows.map((row): [string, string] => [String(row.name), String(row.declaration)]),
       };
     },
     async save(header, changes, full, atMs, historyId) {
       await db.transaction(async (tx) => {
         await tx.execute(
           `INSERT INTO device_declaration_header (id, header) VALUES ('current', $1) ON CONFLICT (id) DO UPDATE SET header = excluded.header`,
-          [JSON.stringify(header)],
+          [header],
         );
         for (const change of changes) {
-          if (change.declaration === null) {
+          if (change.text === null) {
             await tx.execute('DELETE FROM device_tenants WHERE name = $1', [change.tenant]);
           } else {
             await tx.execute(
               'INSERT INTO device_tenants (name, declaration, saved_at_ms) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET declaration = excluded.declaration, saved_at_ms = excluded.saved_at_ms',
-              [change.tenant, JSON.stringify(change.declaration), atMs],
+              [change.tenant, change.text, atMs],
             );
           }
         }
-        await tx.execute('INSERT INTO device_declaration_history (id, saved_at_ms, declaration) VALUES ($1, $2, $3)', [historyId, atMs, JSON.stringify(full)]);
+        await tx.execute('INSERT INTO device_declaration_history (id, saved_at_ms, declaration) VALUES ($1, $2, $3)', [historyId, atMs, full]);
         await tx.execute(
           `DELETE FROM device_declaration_history WHERE id NOT IN (SELECT id FROM device_declaration_history ORDER BY saved_at_ms DESC, id DESC LIMIT ${HISTORY})`,
         );
@@ -76,13 +87,13 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
     },
     async history(age) {
       const rows = await db.query(`SELECT declaration FROM device_declaration_history ORDER BY saved_at_ms DESC, id DESC LIMIT 1 OFFSET ${Math.trunc(age)}`);
-      return rows[0] ? JSON.parse(String(rows[0].declaration)) : undefined;
+      return rows[0] ? String(rows[0].declaration) : undefined;
     },
     async putTask(task) {
       await db.execute(
         `INSERT INTO device_deploy_tasks (id, created_order, state, request, record) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record`,
-        [task.id, task.order, task.state, JSON.stringify(task.request), JSON.stringify(task.record)],
+        [task.id, task.order, task.state, task.request, task.record],
       );
     },
     async getTask(id) {

@@ -1,14 +1,15 @@
 import type { ValidateFunction } from 'ajv';
+import { portolanError } from '../../lib/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Timers } from '../../lib/timers.ts';
-import type { PlanOutcome } from './declaration/checked-request.ts';
+import { storedRequestText, type CheckedRequest, type ReadyRequest, type RequestQuery } from './declaration/checked-request.ts';
 import { createDeclarationChecker } from './declaration/declaration-checker.ts';
-import { declarationWithDefaults } from './declaration/defaults.ts';
-import { isRecord, own } from './declaration/model.ts';
-import type { DeployRequest } from './declaration/request.ts';
-import type { DeclarationStore, TaskRow } from './declaration-store.ts';
-import { appsvcsFailure, createTenantDeployer, headerOf, tenantsOf, type Answer, type DataPlanePort } from './tenant-deployer.ts';
+import { objectText } from './declaration/json-text.ts';
+import type { PreparedDeclaration, PreparedTenant } from './declaration/prepared.ts';
+import type { DeclarationStore, StoredTask } from './declaration-store.ts';
+import { renderDeviceError } from './error-shape.ts';
+import { appsvcsFailure, createTenantDeployer, type Answer, type DataPlanePort, type HeaderMembers } from './tenant-deployer.ts';
 
 export type { Answer, DataPlanePort } from './tenant-deployer.ts';
 
@@ -39,8 +40,11 @@ const IN_PROGRESS = [{ code: 0, message: 'in progress' }];
 /** A check of a declaration past this is a bug (every check is linear in the body; 2 MiB takes about a second): its thread is ended. */
 const CHECK_BUDGET_MS = 60_000;
 
-/** `plans`: the tenants of the request planned when it was checked (a task run again after a restart plans them then). */
-type Task = { id: string; order: number; request: DeployRequest | { action: 'remove-tenants'; tenants: string[] }; plans?: ReadonlyMap<string, PlanOutcome> };
+/**
+ * `request`: checked and prepared, or (a queued deployment read back after a restart) its saved text,
+ * checked again when it runs.
+ */
+type Task = { id: string; order: number; request: ReadyRequest | { action: 'remove-tenants'; tenants: string[] } | { action: 'stored'; text: string } };
 
 /**
  * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a
@@ -50,7 +54,6 @@ type Task = { id: string; order: number; request: DeployRequest | { action: 'rem
  */
 export function createDeclarativeService(options: DeclarativeServiceOptions) {
   const { store, clock, hostname, logger } = options;
-  const tenants = createTenantDeployer({ store, dataPlane: options.dataPlane, clock, logger, hostname, schemaCurrent: options.info.schemaCurrent });
   const checker = createDeclarationChecker({
     document: options.document,
     schemas: options.schemas,
@@ -59,6 +62,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     budgetMs: CHECK_BUDGET_MS,
     ...(options.inlineCheckBytes === undefined ? {} : { inlineBytes: options.inlineCheckBytes }),
   });
+  const tenants = createTenantDeployer({ store, dataPlane: options.dataPlane, clock, logger, hostname, schemaCurrent: options.info.schemaCurrent, prepare: (text) => checker.prepare(text) });
   let busy = false;
   let stopped = false;
   const queue: Task[] = [];
@@ -72,43 +76,55 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
   const selfLink = (id: string) => `https://localhost/mgmt/shared/appsvcs/task/${id}`;
   const busyAnswer = () => appsvcsFailure('deploymentBusy', `Configuration operation in progress on device ${hostname}, please try again in 2 minutes`);
   const invalid = (errors: string[]) => appsvcsFailure('declarationInvalid', undefined, { errors });
-  const emptyHeader = () => tenants.header() ?? { class: 'ADC', schemaVersion: options.info.schemaCurrent };
+  const emptyHeader = (): HeaderMembers => tenants.header() ?? [['class', '"ADC"'], ['schemaVersion', JSON.stringify(options.info.schemaCurrent)]];
+  /** A failure of the checker's answer (the body is not JSON, or not a valid request), or undefined. */
+  const refusalOf = (checked: CheckedRequest): Answer | undefined =>
+    checked.ok ? undefined : 'malformed' in checked ? { status: 400, body: MALFORMED_ANSWER } : invalid(checked.errors);
 
-  async function execute({ request, plans }: Task): Promise<Answer> {
+  async function execute({ request }: Task): Promise<Answer> {
     switch (request.action) {
+      case 'stored': {
+        const checked = await checker.checkStored(request.text);
+        return refusalOf(checked) ?? execute({ id: '', order: 0, request: (checked as { request: ReadyRequest }).request });
+      }
       case 'remove-tenants':
         return tenants.apply(request.tenants.map((t): [string, null] => [t, null]), emptyHeader(), true, false);
       case 'retrieve':
-        return tenants.tenants().length === 0 ? { status: 204 } : { status: 200, body: tenants.declarationOf() };
+        return tenants.tenants().length === 0 ? { status: 204 } : declarationAnswer(tenants.declarationOf());
       case 'redeploy': {
         const previous = await store.history(request.redeployAge);
-        if (!previous) return invalid([`/redeployAge: no saved declaration ${request.redeployAge} deployments ago`]);
-        return deploy(previous, request.persist, false, 'selective');
+        const prepared = previous === undefined ? undefined : await checker.prepare(previous);
+        if (!prepared?.ok) return invalid([`/redeployAge: no saved declaration ${request.redeployAge} deployments ago`]);
+        return deploy(prepared.declaration, request.persist, false, 'selective');
       }
       case 'remove':
-        return tenants.apply(tenantsOf(request.declaration!).map(([t]): [string, null] => [t, null]), emptyHeader(), request.persist, request.dryRun);
+        return tenants.apply(request.declaration!.tenants.map(([t]): [string, null] => [t, null]), emptyHeader(), request.persist, request.dryRun);
       default:
-        return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode, plans);
+        return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode);
     }
   }
 
-  function deploy(declaration: Readonly<Record<string, unknown>>, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete', plans?: ReadonlyMap<string, PlanOutcome>) {
-    const named: [string, Record<string, unknown> | null][] = tenantsOf(declaration);
+  function deploy(declaration: PreparedDeclaration, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete') {
+    const named: [string, PreparedTenant | null][] = [...declaration.tenants];
     if (updateMode === 'complete') {
       const declared = new Set(named.map(([name]) => name));
       for (const tenant of tenants.tenants()) if (!declared.has(tenant)) named.push([tenant, null]);
     }
-    return tenants.apply(named, { ...headerOf(declaration), updateMode }, persist, dryRun, plans);
+    const header: HeaderMembers = [...declaration.header.filter(([key]) => key !== 'updateMode'), ['updateMode', JSON.stringify(updateMode)]];
+    return tenants.apply(named, header, persist, dryRun);
   }
 
   /** The record of a finished operation, as `GET /task/<id>` shows it. */
-  function recordOf(task: Task, answer: Answer) {
-    const body = answer.body as { results?: unknown[]; message?: string; declaration?: unknown; class?: unknown } | undefined;
+  function recordOf(task: Task, answer: Answer): string {
+    const body = answer.body as { results?: unknown[]; message?: string } | undefined;
     const retrieved = task.request.action === 'retrieve';
     const results = body?.results ?? [{ code: answer.status === 204 || retrieved ? 200 : answer.status, message: answer.status < 300 ? 'success' : (body?.message ?? 'declaration failed'), host: hostname }];
-    const declaration = retrieved ? (body ?? {}) : (body?.declaration ?? {});
-    return { id: task.id, results, declaration, selfLink: selfLink(task.id) };
+    return recordText(task.id, results, answer.declaration ?? '{}');
   }
+
+  /** A task record as JSON text: the declaration it names is text already. */
+  const recordText = (id: string, results: readonly unknown[], declaration = '{}') =>
+    objectText([['id', JSON.stringify(id)], ['results', JSON.stringify(results)], ['declaration', declaration], ['selfLink', JSON.stringify(selfLink(id))]]);
 
   /** Runs one operation under the lock and records it; the lock is free again when it settles. */
   async function locked(task: Task): Promise<Answer> {
@@ -117,7 +133,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
       try {
         const answer = await execute(task);
         // The record keeps no request: a finished task needs only its answer (requests can be megabytes).
-        await store.putTask({ id: task.id, order: task.order, state: 'done', request: {}, record: recordOf(task, answer) });
+        await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record: recordOf(task, answer) });
         await store.pruneTasks(KEEP_TASKS);
         return answer;
       } finally {
@@ -136,8 +152,8 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     if (!task) return;
     locked(task).catch(async (error: unknown) => {
       logger.error({ err: error, task: task.id }, 'declarative deployment task failed');
-      const record = { id: task.id, results: [{ code: 500, message: 'declaration failed', host: hostname }], declaration: {}, selfLink: selfLink(task.id) };
-      await store.putTask({ id: task.id, order: task.order, state: 'done', request: {}, record }).catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
+      const record = recordText(task.id, [{ code: 500, message: 'declaration failed', host: hostname }]);
+      await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record }).catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
     });
   }
 
@@ -152,7 +168,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
         await tenants.load();
         const pending = (await store.listTasks(KEEP_TASKS + MAX_QUEUED)).filter((t) => t.state === 'in progress').reverse();
         order = pending.length;
-        queue.push(...pending.map((t: TaskRow) => ({ id: t.id, order: t.order, request: t.request as DeployRequest })));
+        queue.push(...pending.map((t: StoredTask): Task => ({ id: t.id, order: t.order, request: { action: 'stored', text: t.request } })));
       } finally {
         busy = false;
         markStarted();
@@ -169,21 +185,24 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     },
 
     /**
-     * `POST /declare`. `raw`: the bytes `body` was parsed from; a large body is checked and planned
-     * from them on the checker's thread, so that no declaration holds the event loop.
+     * `POST /declare`, from the body's bytes: parsed, checked and prepared by the checker (on its
+     * thread when large), so that no declaration holds the event loop.
      */
-    async deploy(body: unknown, query: { async?: boolean; updateMode?: 'selective' | 'complete' }, raw?: Uint8Array): Promise<Answer> {
+    async deploy(raw: Uint8Array | undefined, query: { async?: boolean; updateMode?: 'selective' | 'complete' }): Promise<Answer> {
       await started;
-      const checked = await checker.check(body, raw, query.updateMode ? { updateMode: query.updateMode } : {});
-      if (!checked.ok) return invalid(checked.errors);
-      const task: Task = { id: options.newTaskId(), order: nextOrder(), request: withDeclaration(checked.request, body), plans: new Map(checked.plans) };
+      const checkQuery: RequestQuery = query.updateMode ? { updateMode: query.updateMode } : {};
+      const checked = await checker.check(raw, checkQuery);
+      if (!checked.ok) return refusalOf(checked)!;
+      const task: Task = { id: options.newTaskId(), order: nextOrder(), request: checked.request };
       if (query.async) {
         if (queue.length >= MAX_QUEUED || stopped) return busyAnswer();
-        const record = { id: task.id, results: [{ code: 0, message: 'Declaration successfully submitted' }], declaration: {}, selfLink: selfLink(task.id) };
-        await store.putTask({ id: task.id, order: task.order, request: task.request, state: 'in progress', record: { ...record, results: IN_PROGRESS } });
+        const accepted = [{ code: 0, message: 'Declaration successfully submitted' }];
+        // Saved as posted, checked again if a restart finds it queued: the text is written, not serialised.
+        const bodyText = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : 'null';
+        await store.putTask({ id: task.id, order: task.order, request: storedRequestText(bodyText, checkQuery), state: 'in progress', record: recordText(task.id, IN_PROGRESS) });
         queue.push(task);
         runQueued();
-        return { status: 202, body: record };
+        return { status: 202, body: { id: task.id, results: accepted, declaration: {}, selfLink: selfLink(task.id) } };
       }
       if (busy || queue.length > 0 || stopped) return busyAnswer();
       return locked(task);
@@ -199,31 +218,28 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     /** `GET /declare[/<tenants>]`. */
     async read(names?: readonly string[]): Promise<Answer> {
       await started;
-      if (!names) return tenants.tenants().length === 0 ? { status: 204 } : { status: 200, body: tenants.declarationOf() };
+      if (!names) return tenants.tenants().length === 0 ? { status: 204 } : declarationAnswer(tenants.declarationOf());
       const missing = names.filter((t) => !tenants.has(t));
       if (missing.length > 0) return appsvcsFailure('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`);
-      return { status: 200, body: tenants.declarationOf(new Set(names)) };
+      return declarationAnswer(tenants.declarationOf(new Set(names)));
     },
 
     async listTasks(): Promise<Answer> {
-      return { status: 200, body: { items: (await store.listTasks(KEEP_TASKS)).map((t) => t.record) } };
+      return { status: 200, json: `{"items":[${(await store.listTasks(KEEP_TASKS)).map((t) => t.record).join(',')}]}` };
     },
 
     async getTask(id: string): Promise<Answer> {
       const task = await store.getTask(id);
       if (!task) return appsvcsFailure('taskNotFound', `No record found with ID of ${id}`);
-      return { status: 200, body: task.record };
+      return { status: 200, json: task.record };
     },
   };
 }
 
-/**
- * The checked request with the declaration of `body` (valid: checked), its defaults written in. The
- * checker's thread sends no declaration back: this thread parsed the same one already.
- */
-function withDeclaration(request: Omit<DeployRequest, 'declaration'>, body: unknown): DeployRequest {
-  const declaration = isRecord(body) && own(body, 'class') === 'AS3' ? own(body, 'declaration') : body;
-  return isRecord(declaration) ? { ...request, declaration: declarationWithDefaults(declaration) as DeployRequest['declaration'] } : request;
-}
+/** The answer to a read: the declaration's text, which a `retrieve` task's record keeps too. */
+const declarationAnswer = (text: string): Answer => ({ status: 200, json: text, declaration: text });
+
+/** A body that is not JSON: the device REST's answer (error-shape.ts), as the adapter gives it to any other operation. */
+const MALFORMED_ANSWER = renderDeviceError(portolanError('malformedBody'), { headers: {} }).body;
 
 export type DeclarativeService = ReturnType<typeof createDeclarativeService>;

@@ -13,7 +13,7 @@ import { createAppsvcsHandlers } from './appsvcs-handlers.ts';
 import { createAuthHandlers } from './auth-handlers.ts';
 import { createSqlDeviceConfigStore } from './config-store.ts';
 import { accessLoggingOn, type DbValues } from './db-variables.ts';
-import { createSqlDeclarationStore } from './declaration-store.ts';
+import { createSqlDeclarationStore, parsedTask } from './declaration-store.ts';
 import { createDeclarativeService } from './declarative-service.ts';
 import { DEVICE_VERSION } from './device-version.ts';
 import { renderDeviceError } from './error-shape.ts';
@@ -141,11 +141,12 @@ export const deviceConfigModule = {
       clock,
       declaration: async () => {
         const answer = await service.read();
-        return answer.status === 200 ? answer.body : undefined;
+        // Parsed here: the snapshot redacts secrets anywhere in it (a snapshot is an administrator's rare request).
+        return answer.status === 200 && answer.json !== undefined ? JSON.parse(answer.json) : undefined;
       },
       dbVariables: async () => (await configStore.dbVariables()).values,
       scripts: async () => configStore.listRules(),
-      deployTasks: () => declarations.listTasks(100), // all the service keeps
+      deployTasks: async () => (await declarations.listTasks(100)).map(parsedTask), // all the service keeps
       hostFacts: () => readHostFacts(config.deviceDataDir),
     };
     return {

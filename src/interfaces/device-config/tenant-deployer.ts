@@ -2,15 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
 import { ERROR_CODES } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { PlanOutcome } from './declaration/checked-request.ts';
 import { findAddressConflicts } from './declaration/conflicts.ts';
-import { tenantWithDefaults } from './declaration/defaults.ts';
-import { planTenant, type PlanResult, type ServicePlan, type TenantPlan } from './declaration/plan.ts';
-import { isSameTenant } from './declaration/same-tenant.ts';
-import type { DeclarationHeader, DeclarationStore, TenantChange } from './declaration-store.ts';
+import { membersOf, objectText } from './declaration/json-text.ts';
+import type { ServicePlan } from './declaration/plan.ts';
+import type { PlanSummary, PreparedDeclaration, PreparedTenant } from './declaration/prepared.ts';
+import type { DeclarationStore, TenantChange } from './declaration-store.ts';
 
-/** What the declarative service answers: a status and a body in the appsvcs shapes. */
-export type Answer = { status: number; body?: unknown };
+/**
+ * What the declarative service answers: a status and a body in the appsvcs shapes. An answer that holds
+ * a declaration is JSON text already (`json`, written as it is: a declaration of megabytes is never
+ * serialised again on the event loop); its `body` is then the small part task records read, and
+ * `declaration` the text of the declaration it echoes.
+ */
+export type Answer = { status: number; body?: unknown; json?: string; declaration?: string };
 
 /** The data plane the deployed services run on (src/traffic/data-plane.ts). */
 export type DataPlanePort = {
@@ -19,8 +23,12 @@ export type DataPlanePort = {
 
 type TenantResult = { code: number; message: string; response?: string; lineCount?: number; host: string; tenant?: string; runTime: number; warnings?: string[] };
 
-/** A deployed tenant: its plan, and whether its services run (a saved one that cannot bind at start does not). */
-type Deployed = { plan: TenantPlan; serving: boolean };
+/** A tenant planned: its plan and its declaration's text as stored. */
+type Planned = { plan: PlanSummary; text: string };
+/** A deployed tenant, and whether its services run (a saved one that cannot bind at start does not). */
+type Deployed = Planned & { serving: boolean };
+/** A declaration's own members (`class`, `schemaVersion`, ...) as JSON texts. */
+export type HeaderMembers = readonly (readonly [key: string, text: string])[];
 
 type AppsvcsCode = 'declarationInvalid' | 'declarationFailed' | 'deploymentBusy' | 'taskNotFound' | 'tenantNotFound';
 
@@ -30,31 +38,7 @@ export const appsvcsFailure = (code: AppsvcsCode, message: string = ERROR_CODES[
   body: { code: ERROR_CODES[code].status, message, ...extra },
 });
 
-const isTenant = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { class?: unknown }).class === 'Tenant';
-const isApplication = (value: unknown) => typeof value === 'object' && value !== null && (value as { class?: unknown }).class === 'Application';
-
-/** A declaration's own fields: everything that is not a tenant. */
-export const headerOf = (declaration: Readonly<Record<string, unknown>>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(declaration).filter(([, value]) => !isTenant(value)));
-
-export const tenantsOf = (declaration: Readonly<Record<string, unknown>>): [string, Record<string, unknown>][] =>
-  Object.entries(declaration).filter((entry): entry is [string, Record<string, unknown>] => isTenant(entry[1]));
-
 const tenantOfKey = (key: string) => key.split('/')[1]!;
-
-/** A declaration as saved or planned, with its fingerprint when it is known. */
-type Known = { declaration: Readonly<Record<string, unknown>>; fingerprint?: string | undefined };
-
-/** Whether two declarations are the same: by their fingerprints when both have one (a walk of megabytes otherwise). */
-const isSame = (a: Known | undefined, b: Known) =>
-  a !== undefined && (a.fingerprint !== undefined && b.fingerprint !== undefined ? a.fingerprint === b.fingerprint : isSameTenant(a.declaration, b.declaration));
-
-/** A tenant's plan: the one made when its request was checked (on the checker's thread), else made now. */
-function planOf(tenant: string, declaration: Record<string, unknown>, checked: PlanOutcome | undefined): PlanResult {
-  if (!checked) return planTenant(tenant, declaration);
-  return checked.ok ? { ok: true, plan: { ...checked.plan, declaration: tenantWithDefaults(declaration) } } : checked;
-}
 
 /** Most attempts to apply a set of services when some of them cannot be bound. */
 const APPLY_ATTEMPTS = 3;
@@ -62,21 +46,32 @@ const APPLY_ATTEMPTS = 3;
 /**
  * The device's deployed tenants: the running configuration (what GET shows and the data plane
  * serves), the saved one (`persist: true`), and the replacement of named tenants, whole (seed). Not
- * safe to call concurrently: the declarative service runs one operation at a time.
+ * safe to call concurrently: the declarative service runs one operation at a time. Declarations are
+ * held as JSON text and compared by fingerprint (prepared.ts): nothing here walks a declaration.
  */
-export function createTenantDeployer(options: { store: DeclarationStore; dataPlane: DataPlanePort; clock: Clock; logger: Logger; hostname: string; schemaCurrent: string }) {
+export function createTenantDeployer(options: {
+  store: DeclarationStore;
+  dataPlane: DataPlanePort;
+  clock: Clock;
+  logger: Logger;
+  hostname: string;
+  schemaCurrent: string;
+  /** Parses and prepares a saved declaration (the declaration checker: on its thread when large). */
+  prepare: (text: string) => Promise<{ ok: true; declaration: PreparedDeclaration } | { ok: false }>;
+}) {
   const { store, dataPlane, clock, hostname, logger } = options;
   const running = new Map<string, Deployed>();
-  /** The declarations as saved, to tell "already running but not yet saved" (persist false, then true). */
-  const saved = new Map<string, Known>();
-  let header: DeclarationHeader | undefined;
+  /** The fingerprints of the declarations as saved, to tell "already running but not yet saved" (persist false, then true). */
+  const saved = new Map<string, string>();
+  let header: HeaderMembers | undefined;
   let sequence = 0;
 
   // Ordered by time, then by this process's sequence; the random tail keeps two processes (or a restart
   // within one millisecond of the clock) from ever choosing the same id.
   const historyId = () => `${String(clock.nowMs()).padStart(15, '0')}-${String(sequence++ % 1_000_000).padStart(6, '0')}-${randomBytes(6).toString('hex')}`;
   const servicesOf = (tenants: ReadonlyMap<string, Deployed>) => [...tenants.values()].filter((d) => d.serving).flatMap((d) => d.plan.services);
-  const warningsOf = (plan: TenantPlan) => (plan.warnings.length > 0 ? { warnings: [...plan.warnings] } : {});
+  const warningsOf = (plan: PlanSummary) => (plan.warnings.length > 0 ? { warnings: [...plan.warnings] } : {});
+  const defaultHeader = (): HeaderMembers => [['class', '"ADC"'], ['schemaVersion', JSON.stringify(options.schemaCurrent)]];
 
   /**
    * Applies `next` to the data plane. A tenant whose listener cannot be bound is taken out (a changed one
@@ -105,13 +100,11 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
     throw new Error('the data plane could not apply the deployed services');
   }
 
-  /** The declaration as deployed, restricted to `names` (all tenants when undefined); `{}` when nothing was ever deployed. */
-  function declarationOf(names?: ReadonlySet<string>): Record<string, unknown> {
+  /** The JSON text of the declaration as deployed, restricted to `names` (all tenants when undefined); `{}` when nothing was ever deployed. */
+  function declarationOf(names?: ReadonlySet<string>): string {
     const chosen = [...running].filter(([name]) => !names || names.has(name));
-    if (!header && chosen.length === 0) return {};
-    const out: Record<string, unknown> = { ...(header ?? { class: 'ADC', schemaVersion: options.schemaCurrent }) };
-    for (const [name, entry] of chosen) out[name] = entry.plan.declaration;
-    return out;
+    if (!header && chosen.length === 0) return '{}';
+    return objectText([...(header ?? defaultHeader()), ...chosen.map(([name, entry]): [string, string] => [name, entry.text])]);
   }
 
   return {
@@ -121,15 +114,23 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
     header: () => header,
     services: () => servicesOf(running),
 
-    /** Loads the saved configuration and starts what of it can listen. */
+    /** Loads the saved configuration (prepared from its text, on the checker's thread when large) and starts what of it can listen. */
     async load() {
       const loaded = await store.load();
-      header = loaded.header;
-      for (const [tenant, declaration] of loaded.tenants) {
-        saved.set(tenant, { declaration });
-        const planned = planTenant(tenant, declaration as Record<string, unknown>);
-        if (planned.ok) running.set(tenant, { plan: planned.plan, serving: true });
-        else logger.error({ tenant }, 'a saved tenant no longer plans; it is not loaded');
+      if (!loaded.header && loaded.tenants.length === 0) return;
+      // One declaration of the saved header's members and the saved tenants, put together as text.
+      const headerInner = loaded.header && loaded.header.length > 2 ? loaded.header.slice(1, -1) : '';
+      const tenantsInner = objectText(loaded.tenants).slice(1, -1);
+      const prepared = await options.prepare(`{${[headerInner, tenantsInner].filter((part) => part !== '').join(',')}}`);
+      if (!prepared.ok) throw new Error('the saved declaration is not JSON');
+      if (loaded.header) header = prepared.declaration.header;
+      for (const [tenant, entry] of prepared.declaration.tenants) {
+        if (entry.kind !== 'plan') {
+          logger.error({ tenant }, 'a saved tenant no longer plans; it is not loaded');
+          continue;
+        }
+        saved.set(tenant, entry.plan.fingerprint);
+        running.set(tenant, { plan: entry.plan, text: entry.text, serving: true });
       }
       const next = new Map(running);
       await applyServing(next, new Set());
@@ -137,50 +138,44 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
       for (const [tenant, entry] of next) running.set(tenant, entry);
     },
 
-    /** Replaces the named tenants (null: remove), whole; under the service's lock. `plans`: those already planned. */
-    async apply(
-      named: readonly [string, Record<string, unknown> | null][],
-      nextHeader: DeclarationHeader,
-      persist: boolean,
-      dryRun: boolean,
-      plans?: ReadonlyMap<string, PlanOutcome>,
-    ): Promise<Answer> {
+    /** Replaces the named tenants (null: remove), whole, as prepared (prepared.ts); under the service's lock. */
+    async apply(named: readonly [string, PreparedTenant | null][], nextHeader: HeaderMembers, persist: boolean, dryRun: boolean): Promise<Answer> {
       const results = new Map<string, TenantResult>();
       const started = clock.nowMs();
       const result = (tenant: string, fields: Omit<TenantResult, 'host' | 'tenant' | 'runTime'>) => results.set(tenant, { ...fields, host: hostname, tenant, runTime: clock.nowMs() - started });
       const fail = (tenant: string, response: string) => result(tenant, { code: 422, message: 'declaration failed', response });
 
-      const changes = new Map<string, TenantPlan | null>();
+      const changes = new Map<string, Planned | null>();
       /** Running as declared but not saved yet (deployed before with persist false): saved now, answered `no change`. */
-      const saveOnly = new Map<string, TenantPlan>();
-      for (const [tenant, declaration] of named) {
-        if (declaration === null || !Object.values(declaration).some(isApplication)) {
+      const saveOnly = new Map<string, Planned>();
+      for (const [tenant, prepared] of named) {
+        if (prepared === null || prepared.kind === 'remove') {
           if (running.has(tenant)) changes.set(tenant, null);
           else result(tenant, { code: 200, message: 'no change' });
           continue;
         }
-        const planned = planOf(tenant, declaration, plans?.get(tenant));
-        if (!planned.ok) {
-          fail(tenant, planned.message);
+        if (prepared.kind === 'failed') {
+          fail(tenant, prepared.message);
           continue;
         }
+        const planned: Planned = { plan: prepared.plan, text: prepared.text };
         const current = running.get(tenant);
-        if (current?.serving && isSame(current.plan, planned.plan)) {
+        if (current?.serving && current.plan.fingerprint === planned.plan.fingerprint) {
           result(tenant, { code: 200, message: 'no change', lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) });
-          if (persist && !isSame(saved.get(tenant), planned.plan)) saveOnly.set(tenant, planned.plan);
+          if (persist && saved.get(tenant) !== planned.plan.fingerprint) saveOnly.set(tenant, planned);
         } else {
-          changes.set(tenant, planned.plan);
+          changes.set(tenant, planned);
         }
       }
       const kept = [...running.values()].filter((d) => !changes.has(d.plan.tenant)).map((d) => d.plan);
-      for (const [tenant, message] of findAddressConflicts([...changes.values()].filter((p): p is TenantPlan => p !== null), kept)) {
+      for (const [tenant, message] of findAddressConflicts([...changes.values()].filter((p): p is Planned => p !== null).map((p) => p.plan), kept)) {
         changes.delete(tenant);
         fail(tenant, message);
       }
 
       if (!dryRun && (changes.size > 0 || saveOnly.size > 0)) {
         const next = new Map(running);
-        for (const [tenant, plan] of changes) (plan ? next.set(tenant, { plan, serving: true }) : next.delete(tenant));
+        for (const [tenant, planned] of changes) (planned ? next.set(tenant, { ...planned, serving: true }) : next.delete(tenant));
         if (changes.size > 0) {
           for (const [tenant, message] of await applyServing(next, new Set(changes.keys()))) {
             changes.delete(tenant);
@@ -189,38 +184,35 @@ export function createTenantDeployer(options: { store: DeclarationStore; dataPla
         }
         if (persist && (changes.size > 0 || saveOnly.size > 0)) {
           const savedPlans = [...changes, ...saveOnly];
-          const stored: TenantChange[] = savedPlans.map(([tenant, plan]) => ({ tenant, declaration: plan ? plan.declaration : null }));
-          const full = { ...nextHeader, ...Object.fromEntries([...next].map(([name, d]) => [name, d.plan.declaration])) };
+          const stored: TenantChange[] = savedPlans.map(([tenant, planned]) => ({ tenant, text: planned ? planned.text : null }));
+          const full = objectText([...nextHeader, ...[...next].map(([name, d]): [string, string] => [name, d.text])]);
           try {
-            await store.save(nextHeader, stored, full, clock.nowMs(), historyId());
+            await store.save(objectText(nextHeader), stored, full, clock.nowMs(), historyId());
           } catch (error) {
             // Back to what runs and is saved; if even that fails the data plane is out of step, said loudly.
             const back = await dataPlane.apply(servicesOf(running)).catch((e: unknown) => ({ ok: false as const, failures: [{ key: '', address: '', port: 0, reason: String(e) }] }));
             if (!back.ok) logger.error({ failures: back.failures }, 'after a failed save the data plane could not go back: it serves what is not saved');
             throw error;
           }
-          for (const [tenant, plan] of savedPlans) (plan ? saved.set(tenant, { declaration: plan.declaration, fingerprint: plan.fingerprint }) : saved.delete(tenant));
+          for (const [tenant, planned] of savedPlans) (planned ? saved.set(tenant, planned.plan.fingerprint) : saved.delete(tenant));
         }
         // What the data plane now runs (a tenant that could not listen included, as not serving).
         running.clear();
         for (const [tenant, entry] of next) running.set(tenant, entry);
         if (changes.size > 0) header = nextHeader;
       }
-      for (const [tenant, plan] of changes) result(tenant, { code: 200, message: 'success', ...(plan ? { lineCount: plan.lineCount, ...warningsOf(plan) } : {}) });
+      for (const [tenant, planned] of changes) result(tenant, { code: 200, message: 'success', ...(planned ? { lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) } : {}) });
 
       const ordered = named.map(([tenant]) => results.get(tenant)).filter((r): r is TenantResult => r !== undefined);
       if (ordered.length === 0) ordered.push({ code: 200, message: 'no change', host: hostname, runTime: clock.nowMs() - started });
       const okCount = ordered.filter((r) => r.code === 200).length;
       const status = okCount === ordered.length ? 200 : okCount === 0 ? 422 : 207;
-      return {
-        status,
-        body: {
-          ...(status === 422 ? (appsvcsFailure('declarationFailed').body as object) : {}),
-          results: ordered.map(({ tenant, ...rest }) => (tenant ? { ...rest, tenant } : rest)),
-          declaration: declarationOf(new Set(named.map(([tenant]) => tenant))),
-          ...(dryRun ? { dryRun: true } : {}),
-        },
+      const body = {
+        ...(status === 422 ? (appsvcsFailure('declarationFailed').body as object) : {}),
+        results: ordered.map(({ tenant, ...rest }) => (tenant ? { ...rest, tenant } : rest)),
       };
+      const declaration = declarationOf(new Set(named.map(([tenant]) => tenant)));
+      return { status, body, declaration, json: objectText([...membersOf(body), ['declaration', declaration], ...(dryRun ? [['dryRun', 'true'] as const] : [])]) };
     },
   };
 }

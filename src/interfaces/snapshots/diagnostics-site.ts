@@ -8,7 +8,7 @@ export const HOST = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::
  * one of these names.
  */
 export type DiagnosticsSite = {
-  /** Names the roles answer under directly, lower case: loopback, the listening address, this machine's name. */
+  /** Names the roles answer under directly, lower case: loopback, the listening address (a wildcard: the interfaces' addresses), this machine's name. */
   readonly listenerNames: readonly string[];
   /** The login and diagnostics roles' ports as they listen (read per request: a port of 0 becomes the one it got). */
   listenerPorts(): readonly number[];
@@ -25,16 +25,27 @@ export type Authority = { name: string; port: number | undefined };
 const WILDCARD_ADDRESSES = new Set(['0.0.0.0', '::', '[::]']);
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
+/** An address as a Host header writes it: IPv6 in brackets. */
+const asHostName = (address: string) => (address.includes(':') && !address.startsWith('[') ? `[${address}]` : address);
+
 /**
  * The names a DiagnosticsSite lists for a listening address and a machine name: loopback always, the
- * address unless it is a wildcard (no browser visits 0.0.0.0), the machine's own name.
+ * address itself, the machine's own name. A wildcard address (every interface) is no name a browser
+ * visits: it lists instead the addresses of the machine's interfaces (`interfaceAddresses`, read from the
+ * OS by the caller) that it accepts connections on: IPv4 ones for 0.0.0.0, all for `::` (dual stack).
+ * A client at one of them (10.0.0.5:8301) is then redirected and linked to that address, where its
+ * host-only cookie goes. A DNS name other than the machine's is listed only by a cookie domain or a public URL.
  *
  * @example
  * listenerNamesFor('10.0.0.5', 'diag-box') // ['localhost', '127.0.0.1', '[::1]', '10.0.0.5', 'diag-box']
+ * listenerNamesFor('0.0.0.0', 'diag-box', ['127.0.0.1', '10.0.0.5', 'fd00::5']) // ['localhost', '127.0.0.1', '[::1]', '10.0.0.5', 'diag-box']
+ * listenerNamesFor('::', 'diag-box', ['10.0.0.5', 'fd00::5']) // [..., '10.0.0.5', '[fd00::5]', 'diag-box']
  */
-export function listenerNamesFor(listenAddress: string, machineName: string): string[] {
-  const address = listenAddress.includes(':') && !listenAddress.startsWith('[') ? `[${listenAddress}]` : listenAddress;
-  const names = [...LOOPBACK_NAMES, ...(WILDCARD_ADDRESSES.has(address) ? [] : [address]), machineName];
+export function listenerNamesFor(listenAddress: string, machineName: string, interfaceAddresses: readonly string[] = []): string[] {
+  const address = asHostName(listenAddress);
+  const ipv4Only = address === '0.0.0.0';
+  const own = WILDCARD_ADDRESSES.has(address) ? interfaceAddresses.filter((a) => !ipv4Only || !a.includes(':')).map(asHostName) : [address];
+  const names = [...LOOPBACK_NAMES, ...own, machineName];
   return [...new Set(names.filter((n) => n !== '').map((n) => n.toLowerCase()))];
 }
 
@@ -96,15 +107,21 @@ export type DiagnosticsSiteConfig = {
 
 /**
  * The DiagnosticsSite of a configuration. `roleUrl` gives a role's URL once it listens in this process (its
- * real port when configured as 0); a role in another process is at its configured port.
+ * real port when configured as 0); a role in another process is at its configured port. `machineName` and
+ * `interfaceAddresses` are the OS's (module.ts reads them): this stays a pure function of its arguments.
  */
-export function diagnosticsSiteOf(config: DiagnosticsSiteConfig, roleUrl: (role: 'login' | 'diagnostics') => string | undefined, machineName: string): DiagnosticsSite {
+export function diagnosticsSiteOf(
+  config: DiagnosticsSiteConfig,
+  roleUrl: (role: 'login' | 'diagnostics') => string | undefined,
+  machineName: string,
+  interfaceAddresses: readonly string[] = [],
+): DiagnosticsSite {
   const portOf = (role: 'login' | 'diagnostics') => {
     const url = roleUrl(role);
     return url === undefined ? config.ports[role] : Number(new URL(url).port || 80);
   };
   return {
-    listenerNames: listenerNamesFor(config.host, machineName),
+    listenerNames: listenerNamesFor(config.host, machineName, interfaceAddresses),
     listenerPorts: () => [portOf('login'), portOf('diagnostics')].filter((port) => port > 0),
     cookieDomain: config.diagnosticsCookieDomain,
     secure: config.diagnosticsSecureCookies,

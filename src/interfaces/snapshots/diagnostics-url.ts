@@ -5,7 +5,8 @@ import { listedHost, type DiagnosticsSite } from './diagnostics-site.ts';
  * - PORTOLAN_DIAGNOSTICS_PUBLIC_URL when set (a proxy in front), whatever the Host;
  * - else, when the login's Host is one the site lists, that name at the diagnostics role's port: the
  *   session cookie is host-only (no Domain), so after a login at `localhost` a redirect to the listening
- *   address (127.0.0.1) would arrive without it (`curl -L` would get 403);
+ *   address (127.0.0.1) would arrive without it (`curl -L` would get 403); a name under the cookie domain
+ *   over https when PORTOLAN_DIAGNOSTICS_SECURE_COOKIES is set;
  * - else the diagnostics role's listening URL. X-Forwarded-Host and query parameters are never read.
  *
  * @example
@@ -17,7 +18,7 @@ export function diagnosticsUrlFor(site: DiagnosticsSite, loginHost: string | und
   const listed = listedHost(site, loginHost);
   if (listed === undefined) return listening;
   const url = new URL(listening);
-  return `${url.protocol}//${listed.name}${url.port ? `:${url.port}` : ''}`;
+  return `${schemeFor(site, listed.name, url)}//${listed.name}${url.port ? `:${url.port}` : ''}`;
 }
 
 /**
@@ -26,7 +27,8 @@ export function diagnosticsUrlFor(site: DiagnosticsSite, loginHost: string | und
  * - PORTOLAN_DIAGNOSTICS_PUBLIC_URL when set, whatever the Host;
  * - else the request's Host when the site lists it: a listener name at the diagnostics role's port (a
  *   script that uploaded to `localhost` follows the Location with its host-only cookie), or a name under
- *   the cookie domain at the port the client used (a proxy in front may use any);
+ *   the cookie domain at the port the client used (a proxy in front may use any), over https when
+ *   PORTOLAN_DIAGNOSTICS_SECURE_COOKIES says TLS is terminated in front;
  * - else the diagnostics role's listening URL. X-Forwarded-Host is never read.
  *
  * @example
@@ -38,7 +40,16 @@ export function diagnosticsLinkBase(site: DiagnosticsSite, requestHost: string |
   const listed = listedHost(site, requestHost);
   if (listed === undefined) return listening;
   if (site.listenerNames.includes(listed.name)) return diagnosticsUrlFor(site, requestHost, listening);
-  return `${new URL(listening).protocol}//${listed.name}${listed.port === undefined ? '' : `:${listed.port}`}`;
+  return `${schemeFor(site, listed.name, new URL(listening))}//${listed.name}${listed.port === undefined ? '' : `:${listed.port}`}`;
+}
+
+/**
+ * The scheme of a link to a listed name: the listeners themselves serve what they listen with (http); a
+ * name under the cookie domain is reached through the TLS in front when PORTOLAN_DIAGNOSTICS_SECURE_COOKIES
+ * says there is one (a Secure cookie is never sent to an http link), as isSiteOrigin judges origins.
+ */
+function schemeFor(site: DiagnosticsSite, name: string, listening: URL): string {
+  return site.secure && !site.listenerNames.includes(name) ? 'https:' : listening.protocol;
 }
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '[::]']);

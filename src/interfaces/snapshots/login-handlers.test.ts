@@ -200,3 +200,13 @@ t.test('a wildcard listener is no address to follow: redirects and links name th
   t.equal(reachableUrl('http://127.0.0.1:8300', 'diag-box'), 'http://127.0.0.1:8300', 'a real address stays');
   t.equal(reachableUrl('http://0.0.0.0:8300', ''), 'http://0.0.0.0:8300', 'no machine name: as it listens');
 });
+
+t.test('behind TLS (secure cookies) a link or redirect to a name under the cookie domain is https; the listeners themselves stay http', async (t) => {
+  const listening = 'http://127.0.0.1:8300';
+  const tls = { ...SITE, cookieDomain: 'example.com', secure: true };
+  t.equal(diagnosticsLinkBase(tls, 'api.example.com', listening), 'https://api.example.com', 'a Secure cookie is sent to this link');
+  t.equal(diagnosticsLinkBase(tls, 'api.example.com:8443', listening), 'https://api.example.com:8443');
+  t.equal(diagnosticsUrlFor(tls, 'login.example.com', listening), 'https://login.example.com:8300', 'the login’s redirect too');
+  t.equal(diagnosticsLinkBase(tls, 'localhost:8300', listening), 'http://localhost:8300', 'a listener name: as it listens');
+  t.equal(diagnosticsLinkBase(tls, 'evil.example', listening), listening, 'an unlisted Host: the listening URL');
+});

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { isCrossSiteLogin } from './login-origin.ts';
-import { listenerNamesFor, diagnosticsSiteOf, type DiagnosticsSite } from './diagnostics-site.ts';
+import { listedHost, listenerNamesFor, diagnosticsSiteOf, type DiagnosticsSite } from './diagnostics-site.ts';
 
 /** The roles on loopback at 8301 (login) and 8300 (diagnostics), host-only cookies, no proxy in front. */
 const SITE: DiagnosticsSite = { listenerNames: ['localhost', '127.0.0.1', '[::1]'], listenerPorts: () => [8301, 8300], cookieDomain: '', secure: false, publicUrl: '' };
@@ -59,6 +59,14 @@ t.test('a site from the configuration', async (t) => {
   t.same(listenerNamesFor('0.0.0.0', 'Diag-Box'), ['localhost', '127.0.0.1', '[::1]', 'diag-box'], 'a wildcard address is no name');
   t.same(listenerNamesFor('::', ''), ['localhost', '127.0.0.1', '[::1]']);
   t.same(listenerNamesFor('fd00::5', 'box'), ['localhost', '127.0.0.1', '[::1]', '[fd00::5]', 'box'], 'IPv6 bracketed as in a Host');
+  const interfaces = ['127.0.0.1', '::1', '10.0.0.5', 'FD00::5', 'fe80::1'];
+  t.same(listenerNamesFor('0.0.0.0', 'box', interfaces), ['localhost', '127.0.0.1', '[::1]', '10.0.0.5', 'box'], "a wildcard lists the machine's IPv4 addresses: 0.0.0.0 takes no IPv6");
+  t.same(listenerNamesFor('::', 'box', interfaces), ['localhost', '127.0.0.1', '[::1]', '10.0.0.5', '[fd00::5]', '[fe80::1]', 'box'], ':: (dual stack) lists every address, IPv6 bracketed, lower case');
+  t.same(listenerNamesFor('10.0.0.5', 'box', ['192.0.2.7']), ['localhost', '127.0.0.1', '[::1]', '10.0.0.5', 'box'], 'a real listening address: only itself');
+  const wildcard = diagnosticsSiteOf({ host: '0.0.0.0', ports: { login: 8301, diagnostics: 8300 }, diagnosticsCookieDomain: '', diagnosticsSecureCookies: false, diagnosticsPublicUrl: '' }, () => undefined, 'box', ['10.0.0.5']);
+  t.same(listedHost(wildcard, '10.0.0.5:8301'), { name: '10.0.0.5', port: 8301 }, "a Host naming one of the machine's addresses at a role's port is kept");
+  t.equal(listedHost(wildcard, '10.0.0.6:8301'), undefined, 'another address is not');
+  t.equal(listedHost(wildcard, '10.0.0.5:22'), undefined, '... nor that address at another port');
   const config = { host: '127.0.0.1', ports: { login: 8301, diagnostics: 0 }, diagnosticsCookieDomain: '', diagnosticsSecureCookies: false, diagnosticsPublicUrl: 'https://diag.example.com/' };
   const listening: Record<string, string> = { diagnostics: 'http://127.0.0.1:41234' };
   const site = diagnosticsSiteOf(config, (role) => listening[role], 'box');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hostname as machineHostname } from 'node:os';
+import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import type * as Sdk from '../../../generated/snapshots/sdk.gen.ts';
 import { createBasicAuthenticator } from '../../accounts/basic-auth.ts';
 import type { CoreConfig } from '../../lib/config.ts';
@@ -20,6 +20,10 @@ import { createSnapshotService } from './snapshot-service.ts';
 type Config = CoreConfig & SnapshotConfig;
 
 const LIST_PATH = '/snapshot-analyzer/api/snapshots';
+
+/** Every address of this machine's interfaces, as the OS reports them at start (a wildcard listener accepts on each). */
+const interfaceAddresses = (): string[] =>
+  Object.values(networkInterfaces()).flatMap((addresses) => (addresses ?? []).map((entry) => entry.address));
 
 const sessionsOf = (context: ModuleContext<Config>) =>
   createSessionStore(context.database, {
@@ -60,7 +64,8 @@ export const snapshotsModule = {
       jobRetentionMs: config.snapshotJobRetentionSeconds * 1000,
     });
     context.onRole('diagnostics', { start: () => service.start(), stop: () => service.stop() });
-    const site = diagnosticsSiteOf(config, (role) => context.roleUrl(role), machineHostname());
+    // On a wildcard listener a client at one of the machine's addresses keeps it (its host-only cookie goes there).
+    const site = diagnosticsSiteOf(config, (role) => context.roleUrl(role), machineHostname(), interfaceAddresses());
     const login = createLoginHandler({
       sessions: sessionsOf(context),
       checkCredentials: createCredentialCheck({

@@ -1,5 +1,8 @@
 import type { Setting, SettingsValues } from '../../lib/config.ts';
 
+/** PORTOLAN_SNAPSHOT_MAX_ATTEMPTS's default, and the snapshot service's when it is not given one. */
+export const DEFAULT_SNAPSHOT_MAX_ATTEMPTS = 3;
+
 /** The snapshot diagnostics API's settings (C), declared beside it; the composition root adds them to the configuration. */
 export const SNAPSHOT_SETTINGS = [
   { key: 'snapshotDataDir', env: 'PORTOLAN_SNAPSHOT_DATA_DIR', schema: { type: 'string', minLength: 1, maxLength: 4096 }, default: './data/snapshots', description: 'Where uploaded snapshots and their unpacked folders are kept (C).' },
@@ -11,7 +14,7 @@ export const SNAPSHOT_SETTINGS = [
   { key: 'snapshotJobRetentionSeconds', env: 'PORTOLAN_SNAPSHOT_JOB_RETENTION_S', schema: { type: 'integer', minimum: 60, maximum: 31_536_000 }, default: 604_800, description: 'Finished snapshot processing jobs are purged from the store this many seconds after they ended (C).' },
   { key: 'snapshotMaxInflatedBytes', env: 'PORTOLAN_SNAPSHOT_MAX_INFLATED_BYTES', schema: { type: 'integer', minimum: 1_048_576, maximum: 68_719_476_736 }, default: 2_147_483_648, description: 'Bytes a snapshot may decompress to (its tar stream: files, headers, padding); decompression stops at the tar end marker, and past this the snapshot ends ERROR (C).' },
   { key: 'snapshotTimeBudgetMs', env: 'PORTOLAN_SNAPSHOT_TIME_BUDGET_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 60_000, description: 'How long unpacking and evaluating one snapshot may take (on a worker thread, off the event loop); past it the work is stopped and the snapshot ends ERROR (C).' },
-  { key: 'snapshotMaxAttempts', env: 'PORTOLAN_SNAPSHOT_MAX_ATTEMPTS', schema: { type: 'integer', minimum: 1, maximum: 20 }, default: 3, description: 'A processing job whose worker thread crashed, or whose process stopped or hung past its lease, this many times is given up: the snapshot ends ERROR (C).' },
+  { key: 'snapshotMaxAttempts', env: 'PORTOLAN_SNAPSHOT_MAX_ATTEMPTS', schema: { type: 'integer', minimum: 1, maximum: 20 }, default: DEFAULT_SNAPSHOT_MAX_ATTEMPTS, description: 'A processing job whose worker thread crashed, or whose process died or hung past its lease, this many times is given up: the snapshot ends ERROR. A graceful stop (a restart) is no attempt: the job is taken up again after it (C).' },
   { key: 'diagnosticsAccessProfile', env: 'PORTOLAN_DIAGNOSTICS_ACCESS_PROFILE', schema: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' }, default: 'diagnostics', description: 'Access profile whose users may log in to the diagnostics API (C; the administrative account may too). Manage them with `portolan users --profile diagnostics`.' },
   { key: 'diagnosticsSessionLifetimeSeconds', env: 'PORTOLAN_DIAGNOSTICS_SESSION_LIFETIME_S', schema: { type: 'integer', minimum: 60, maximum: 604_800 }, default: 28_800, description: 'Longest life of a diagnostics session from its login, in seconds (C).' },
   { key: 'diagnosticsSessionIdleSeconds', env: 'PORTOLAN_DIAGNOSTICS_SESSION_IDLE_S', schema: { type: 'integer', minimum: 30, maximum: 604_800 }, default: 1800, description: 'A diagnostics session ends after this many seconds without a request (C).' },

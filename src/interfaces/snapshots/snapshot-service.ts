@@ -13,6 +13,7 @@ import { createAccountQuota, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from '
 import { createSnapshotProcessor, FILES_FOLDER, removeSnapshotFolder, snapshotFolder } from './processing.ts';
 import type { ProcessingRunner } from './processing-runner.ts';
 import { loadSample, SAMPLE_ID, type Sample } from './sample.ts';
+import { DEFAULT_SNAPSHOT_MAX_ATTEMPTS } from './settings.ts';
 import { jobIdPrefix, PROCESSING_QUEUE, snapshotStore as store, type ContentEntry, type MetadataPatch, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
 import { createSnapshotIntake, type UploadBody, type UploadOutcome } from './snapshot-intake.ts';
 import { processLiveness, thisMachine, type OwnerLiveness, type UploadOwner } from './upload-owner.ts';
@@ -25,8 +26,6 @@ export type { UploadOutcome } from './snapshot-intake.ts';
 
 /** At most this much of a file's (or a command output's) content is served. */
 export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
-/** A processing job claimed this many times without finishing ends the snapshot ERROR. */
-const PROCESSING_ATTEMPTS = 3;
 
 export type SnapshotServiceOptions = {
   db: Database;
@@ -55,7 +54,7 @@ export type SnapshotServiceOptions = {
   extractLimits?: ExtractLimits;
   /** PORTOLAN_SNAPSHOT_TIME_BUDGET_MS (default: the processor's). */
   timeBudgetMs?: number;
-  /** PORTOLAN_SNAPSHOT_MAX_ATTEMPTS: a job whose thread or process crashed (or lease lapsed) this many times ends ERROR. */
+  /** PORTOLAN_SNAPSHOT_MAX_ATTEMPTS (default: its default): a job whose thread or process crashed (or lease lapsed) this many times ends ERROR; a graceful stop is no attempt. */
   maxAttempts?: number;
   /** Where the engine's work runs (default: a worker thread per task); tests observe or replace it. */
   processingRunner?: ProcessingRunner;
@@ -158,7 +157,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
         leaseMs: options.leaseMs,
         pollMs: Math.min(1000, Math.max(50, Math.floor(options.leaseMs / 4))),
         concurrency: options.concurrency,
-        maxAttempts: options.maxAttempts ?? PROCESSING_ATTEMPTS,
+        maxAttempts: options.maxAttempts ?? DEFAULT_SNAPSHOT_MAX_ATTEMPTS,
         run: (job, { signal }) => processor.run(job.payload.id, signal),
         ...(options.jobRetentionMs === undefined ? {} : { retainFinishedMs: options.jobRetentionMs }),
         giveUp: (job, reason) => processor.giveUp(job.payload.id, reason),
@@ -167,7 +166,10 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
       worker.start();
     },
 
-    /** Stops taking jobs; a job under way is signalled at once and, unless it finishes, taken up again after the restart. */
+    /**
+     * Stops taking jobs; a job under way is signalled at once and, unless it finishes, taken up again after the
+     * restart without using one of its attempts (the job port's graceful stop).
+     */
     async stop(): Promise<void> {
       const stopping = worker;
       worker = undefined;

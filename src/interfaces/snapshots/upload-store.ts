@@ -90,9 +90,9 @@ export const uploadStore = {
     await db.execute('DELETE FROM snapshot_uploads WHERE id = $1 AND lease_expires_ms = $2', [id, REMOVING]);
   },
 
-  /** Whether a row explains folder `id` (an upload in progress); used to leave such folders alone. */
-  async exists(db: Database, id: string): Promise<boolean> {
-    const [row] = await db.query('SELECT 1 AS present FROM snapshot_uploads WHERE id = $1', [id]);
-    return row !== undefined;
+  /** The ids a row explains the folder of (a snapshot, or an upload in progress), in one query; folders of others are row-less. */
+  async knownIds(db: Database): Promise<Set<string>> {
+    const rows = await db.query<{ id: string }>('SELECT id FROM snapshots UNION SELECT id FROM snapshot_uploads');
+    return new Set(rows.map((row) => row.id));
   },
 };

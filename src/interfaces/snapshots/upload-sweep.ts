@@ -5,7 +5,6 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Cancel, Timers } from '../../lib/timers.ts';
 import type { Database } from '../../stores/database.ts';
 import { removeSnapshotFolder } from './processing.ts';
-import { snapshotStore as store } from './snapshot-store.ts';
 import type { OwnerLiveness } from './upload-owner.ts';
 import { REMOVING, uploadStore, type UploadRow } from './upload-store.ts';
 
@@ -15,6 +14,11 @@ import { REMOVING, uploadStore, type UploadRow } from './upload-store.ts';
  * or another database's on a shared data dir (never ours to remove at once).
  */
 const ROWLESS_AGE_MS = 24 * 3600 * 1000;
+/**
+ * How often folders are checked against the rows (at start, then this often): only folders from before
+ * migration 603, or another database's, can be row-less, and they are removed only once a day old anyway.
+ */
+export const ROWLESS_SWEEP_EVERY_MS = 24 * 3600 * 1000;
 
 export type UploadSweepOptions = {
   db: Database;
@@ -26,7 +30,7 @@ export type UploadSweepOptions = {
   owner: string;
   /** Owners known to be gone (a process of this machine that no longer exists). */
   isGone: OwnerLiveness;
-  /** How often the sweep runs after the first (the upload lease). */
+  /** How often lapsed uploads are looked for after the first sweep (the upload lease); folders without rows are looked for daily. */
   everyMs: number;
 };
 
@@ -34,7 +38,9 @@ export type UploadSweepOptions = {
  * Removes what uploads cut off by a stopped process left: at once when their owner is known to be gone
  * (killed on this machine), else as soon as their lease lapses (the owner stopped renewing it: killed on
  * another machine, or hung). An upload a live process is receiving is renewed and never touched. The
- * sweep runs at start and then every `everyMs` on the injected timers.
+ * uploads are swept (one query, plus one per upload to remove) at start and then every `everyMs` on the
+ * injected timers; the folders that no row explains at start and then every ROWLESS_SWEEP_EVERY_MS, with
+ * one query for the ids the rows know however many folders there are.
  *
  * @example
  * const sweeper = createUploadSweeper({ db, clock, timers, logger, dataDir, owner, isGone, everyMs: leaseMs });
@@ -45,6 +51,7 @@ export function createUploadSweeper(options: UploadSweepOptions) {
   const { db, clock, logger, dataDir } = options;
   let timer: Cancel | undefined;
   let running: Promise<void> | undefined;
+  let rowlessSweptMs: number | undefined;
 
   const remove = async (row: UploadRow, why: string) => {
     await removeSnapshotFolder(dataDir, row.id, logger);
@@ -67,13 +74,16 @@ export function createUploadSweeper(options: UploadSweepOptions) {
 
   async function sweepRowless(): Promise<void> {
     const entries = await readdir(dataDir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (!entry.isDirectory() || !/^[1-9][0-9]*$/.test(entry.name)) continue;
-      if ((await store.getById(db, entry.name)) || (await uploadStore.exists(db, entry.name))) continue;
-      const { mtimeMs } = await stat(join(dataDir, entry.name));
+    const folders = entries.filter((entry) => entry.isDirectory() && /^[1-9][0-9]*$/.test(entry.name)).map((entry) => entry.name);
+    if (folders.length === 0) return;
+    // Read after the folders were listed: an upload's row exists before its folder, so a folder seen is explained by a row read now.
+    const known = await uploadStore.knownIds(db);
+    for (const name of folders) {
+      if (known.has(name)) continue;
+      const { mtimeMs } = await stat(join(dataDir, name)).catch(() => ({ mtimeMs: clock.nowMs() }));
       if (clock.nowMs() - mtimeMs < ROWLESS_AGE_MS) continue;
-      await removeSnapshotFolder(dataDir, entry.name, logger);
-      logger.info({ snapshotId: entry.name }, 'removed a day-old snapshot folder that no row explains');
+      await removeSnapshotFolder(dataDir, name, logger);
+      logger.info({ snapshotId: name }, 'removed a day-old snapshot folder that no row explains');
     }
   }
 
@@ -81,7 +91,10 @@ export function createUploadSweeper(options: UploadSweepOptions) {
     (running ??= (async () => {
       try {
         await sweepUploads();
-        await sweepRowless();
+        if (rowlessSweptMs === undefined || clock.nowMs() - rowlessSweptMs >= ROWLESS_SWEEP_EVERY_MS) {
+          await sweepRowless();
+          rowlessSweptMs = clock.nowMs();
+        }
       } finally {
         running = undefined;
       }

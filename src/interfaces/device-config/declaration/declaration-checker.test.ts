@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createFakeClock } from '../../../lib/clock.ts';
 import type { TapTest } from '../../../lib/tap-test.ts';
-import { checkDeployRequest } from './checked-request.ts';
+import { checkDeployRequest, checkStoredRequest, prepareDeclarationText, storedRequestText } from './checked-request.ts';
 import { createDeclarationChecker } from './declaration-checker.ts';
 import { info, requestExamples, schemaAt, spec } from './test-spec.ts';
 
@@ -26,19 +26,24 @@ t.test('the thread answers every body exactly as the check on this thread does',
   const { checker } = threadChecker(t);
   const bodies = { ...Object.fromEntries(Object.entries(requestExamples).map(([name, example]) => [name, example.value])), ...BAD_BODIES };
   for (const [name, body] of Object.entries(bodies)) {
-    t.same(await checker.check(body, bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}), name);
+    t.same(await checker.check(bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}), name);
+    const stored = storedRequestText(JSON.stringify(body), { updateMode: 'complete' });
+    t.same(await checker.checkStored(stored), checkStoredRequest(stored, schemaAt, info), `${name}, saved as a queued task`);
   }
   const [first] = Object.values(requestExamples);
-  t.same(await checker.check(first!.value, bytes(first!.value), { updateMode: 'complete' }), checkDeployRequest(first!.value, schemaAt, info, { updateMode: 'complete' }), 'with a query');
+  t.same(await checker.check(bytes(first!.value), { updateMode: 'complete' }), checkDeployRequest(first!.value, schemaAt, info, { updateMode: 'complete' }), 'with a query');
+  t.same(await checker.check(new TextEncoder().encode('{"class":'), {}), { ok: false, malformed: true }, 'a body that is not JSON');
+  const declaration = JSON.stringify((first!.value as { declaration: unknown }).declaration);
+  t.same(await checker.prepare(declaration), prepareDeclarationText(declaration), 'a saved declaration, prepared again');
 });
 
 t.test('a check over its time budget fails, and the next check gets a new thread', async (t) => {
   const { checker, clock } = threadChecker(t, 1000);
   const body = BAD_BODIES['a tenant without class'];
-  const late = checker.check(body, bytes(body), {});
+  const late = checker.check(bytes(body), {});
   clock.advance(1000);
   await t.rejects(late, { message: 'the declaration check took longer than 1000 ms' });
-  t.same(await checker.check(body, bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}), 'answered by a new thread');
+  t.same(await checker.check(bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}), 'answered by a new thread');
 });
 
 t.test('small bodies are checked on this thread, without starting one', async (t) => {
@@ -48,7 +53,8 @@ t.test('small bodies are checked on this thread, without starting one', async (t
   t.teardown(() => checker.close());
   const body = BAD_BODIES['no class'];
   // A thread given this empty document could not check anything: the answer proves it was not used.
-  t.same(await checker.check(body, bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}));
-  t.equal(loaded, 1, 'the schemas of this thread were used');
+  t.same(await checker.check(bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}));
+  t.same(await checker.check(undefined, {}), checkDeployRequest(undefined, schemaAt, info, {}), 'no body at all reads as a body without a class');
+  t.equal(loaded, 2, 'the schemas of this thread were used');
   t.same(clock.pendingTimers(), [], 'no check is waiting on a thread');
 });
