@@ -20,4 +20,7 @@ t.test('one key per place however written', async (t) => {
   t.equal(key('::ffff:127.0.0.1'), key('127.0.0.1'), 'an IPv4-mapped address is its IPv4 address');
   t.equal(key('0:0:0:0:0:ffff:7f00:1/128'), key('127.0.0.1/32'));
   t.not(key('::ffff:127.0.0.1/120'), key('127.0.0.1'));
+  t.equal(key('::ffff:127.0.0.1/120'), key('127.0.0.1/24'), 'an IPv4-sized network of mapped addresses is that IPv4 network');
+  t.notMatch(key('::ffff:127.0.0.1/64'), /\/-/, 'a shorter prefix is an IPv6 network, never a negative IPv4 prefix');
+  t.not(key('::ffff:127.0.0.1/64'), key('127.0.0.1'));
 });

@@ -48,7 +48,9 @@ function ipv6Groups(ip: string): number[] {
  * `127.0.0.1`: one socket takes both, see src/traffic/virtual-address.ts).
  */
 export function addressKey(address: ParsedAddress): string {
-  const mapped = address.family === 6 ? mappedIPv4(address.ip) : undefined;
+  // A mapped address is its IPv4 address only as a host or an IPv4-sized network (prefix 96 and up); a shorter
+  // prefix is a network of IPv6 addresses, keyed as IPv6.
+  const mapped = address.family === 6 && address.prefix >= 96 ? mappedIPv4(address.ip) : undefined;
   if (mapped) return `${mapped}%${address.routeDomain}/${address.prefix - 96}`;
   const ip = address.family === 4 ? address.ip : ipv6Groups(address.ip).map((g) => g.toString(16)).join(':');
   return `${ip}%${address.routeDomain}/${address.prefix}`;
