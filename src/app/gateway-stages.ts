@@ -5,7 +5,7 @@ import type { Stage, StageResponse, StagedRequest } from '../server/stages.ts';
 import { hasBody } from '../server/body-policy.ts';
 import { splitTarget } from '../server/request-parsing.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
-import { authorizationFields, type RateLimiter } from '../gateway/rate-limit/index.ts';
+import { authorizationFields, readBearerToken, type RateLimiter } from '../gateway/rate-limit/index.ts';
 import type { Proxy } from '../traffic/index.ts';
 import { isWritable } from '../traffic/answer-writer.ts';
 
@@ -45,9 +45,14 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
   const pathOf = (url: string) => splitTarget(url).path;
 
   const limit: Stage = async (request) => {
-    if (request.method === 'GET' && pathOf(request.url) === STATUS_PATH) return undefined;
     // Every Authorization field, not node's first one only: the member behind receives them all.
-    const decision = await options.limiter.check(authorizationFields(request.rawHeaders));
+    const authorization = authorizationFields(request.rawHeaders);
+    if (request.method === 'GET' && pathOf(request.url) === STATUS_PATH) {
+      // Never counted; refused like any other request when its fields are malformed (the handler sees node's first only).
+      const reading = readBearerToken(authorization);
+      return reading.kind === 'malformed' ? malformedBearer(request, reading.reason) : undefined;
+    }
+    const decision = await options.limiter.check(authorization);
     if (decision.kind === 'limited') return { status: 429, body: decision.status, headers: { 'retry-after': String(decision.retryAfterSeconds) } };
     if (decision.kind === 'malformed') return malformedBearer(request, decision.reason);
     if (decision.kind === 'unavailable') return gatewayError(request, 'unavailable', 'rate-limit counter store unavailable; try again later');

@@ -72,6 +72,9 @@ t.test('E-bearer-spellings: after a token reached its limit, no spelling of its 
 
   const status = await send(gateway, '/rate_limit_status', ['Authorization', `Basic x Bearer ${token}`]);
   t.equal(status.status, 400, 'the status call refuses a malformed header too');
+  const several = await send(gateway, '/rate_limit_status', ['Authorization', 'Basic x', 'Authorization', `Bearer ${token}`]);
+  t.equal(several.status, 400, 'and several Authorization fields, one naming Bearer, as the counting does (not node\'s first field only)');
+  t.equal(several.headers['www-authenticate'], 'Bearer error="invalid_request"');
   const fresh = await send(gateway, '/rate_limit_status', ['Authorization', 'Bearer fresh']);
   t.same(JSON.parse(fresh.body), { 'x-rate-limit-limit': LIMIT, 'x-rate-limit-remaining': LIMIT, 'x-rate-limit-reset': 300 }, 'the refused requests counted nothing for the other token');
   t.equal((await send(gateway, '/api/vessels', ['Authorization', 'Basic dXNlcjpwYXNz'])).status, 200, 'a header without Bearer is still not limited');
