@@ -18,24 +18,14 @@ import { withTestPostgres } from '../stores/test-postgres.ts';
 import { TOPOLOGY_MIGRATIONS } from '../interfaces/topology/migrations.ts';
 import { startDeviceFront } from '../interfaces/topology/test-device-front.ts';
 import { createFakeDevices, down, losesAnswer, refusesTenants, works, type FakeDevices } from '../interfaces/topology/test-fake-devices.ts';
-import { loadSpecExample } from '../interfaces/topology/test-topology.ts';
+import { renamedRequest } from '../interfaces/topology/test-topology.ts';
 import { createTopologyService, type TopologyService } from '../interfaces/topology/topology-service.ts';
 import type { ObjectKind } from '../interfaces/topology/topology-plan.ts';
 
 const ADMIN_PASSWORD = 'hostile central pw';
 type Client = ReturnType<typeof createClient>;
 
-/** Topology `sslo_<suffix>` with its own policy, SSL settings, chain and service (all `_<suffix>`), to `targets`. */
-async function request(suffix: string, targets: readonly string[]): Promise<TopologyRequest> {
-  const body = await loadSpecExample<TopologyRequest>('l3Outbound');
-  const text = JSON.stringify(body)
-    .replaceAll('sslo_outbound', `sslo_${suffix}`)
-    .replaceAll('policy_outbound', `policy_${suffix}`)
-    .replaceAll('ssl_outbound', `ssl_${suffix}`)
-    .replaceAll('chain_icap', `chain_${suffix}`)
-    .replaceAll('icap_dlp', `icap_${suffix}`);
-  return { ...(JSON.parse(text) as TopologyRequest), targetList: targets.map((name) => ({ type: 'DEVICE', name })) };
-}
+const request = renamedRequest;
 
 /** A second topology `sslo_two` reusing every object of `sslo_one` (its policy too), to `targets`. */
 async function reusingOne(targets: readonly string[]): Promise<TopologyRequest> {

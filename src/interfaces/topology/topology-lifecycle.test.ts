@@ -7,7 +7,7 @@ import { findFreePorts } from '../../lib/free-ports.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
 import { startTcpProxy } from '../../stores/test-tcp-proxy.ts';
 import { withTestPostgres } from '../../stores/test-postgres.ts';
-import { loadSpecExample } from './test-topology.ts';
+import { renamedRequest } from './test-topology.ts';
 
 const ADMIN_PASSWORD = 'central admin pw';
 type Client = ReturnType<typeof createClient>;
@@ -31,17 +31,7 @@ async function startWithProxiedDevice(t: TapTest, database?: string) {
 }
 
 /** The spec's example renamed: topology, policy, SSL settings, chain and service get `suffix`. */
-async function request(suffix: string, target = 'dev1'): Promise<TopologyRequest> {
-  const body = await loadSpecExample<TopologyRequest>('l3Outbound');
-  const text = JSON.stringify(body)
-    .replaceAll('sslo_outbound', `sslo_${suffix}`)
-    .replaceAll('policy_outbound', `policy_${suffix}`)
-    .replaceAll('ssl_outbound', `ssl_${suffix}`)
-    .replaceAll('chain_icap', `chain_${suffix}`)
-    .replaceAll('icap_dlp', `icap_${suffix}`)
-    .replaceAll('sslo-device-1.example.net', target);
-  return JSON.parse(text) as TopologyRequest;
-}
+const request = (suffix: string, target = 'dev1') => renamedRequest(suffix, [target]);
 
 async function settled(client: Client, taskId: string): Promise<TaskRecord> {
   for (let polls = 0; polls < 1500; polls++) {
