@@ -209,7 +209,8 @@ t.test('in this process: every role answers, the start prints only the table, an
   t.equal(await listenersSettled(before), before, 'no listener left');
 });
 
-t.test('npm run mock: one process with no children serves every role, and SIGTERM stops it with exit 0', async (t) => {
+/** `npm run mock`'s CLI as a child on free ports, once it has printed its ready line (or ended). */
+async function startMockChild(t: TapTest) {
   const { env, ports } = await everyRoleOnFreePorts();
   const child = spawn(process.execPath, [CLI], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
@@ -219,13 +220,24 @@ t.test('npm run mock: one process with no children serves every role, and SIGTER
   const out: string[] = [];
   const err: string[] = [];
   createInterface({ input: child.stderr }).on('line', (line) => err.push(line));
-  await new Promise<void>((resolve) => {
+  const ready = await new Promise<boolean>((resolve) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       out.push(line);
-      if (line.includes('Ctrl-C stops it')) resolve();
+      if (line.includes('Ctrl-C stops it')) resolve(true);
     });
-    void exited.then(() => resolve());
+    void exited.then(() => resolve(false));
   });
+  return { child, exited, out, err, ports, ready };
+}
+
+t.test('npm run mock: one process with no children serves every role, and SIGTERM stops it with exit 0', async (t) => {
+  // A free port found here may be taken by a test running beside this one before the child binds it (the
+  // child then says so in one line and exits 2): that is the test's race, not the command's, so try again.
+  let run = await startMockChild(t);
+  for (let retry = 0; retry < 3 && !run.ready && run.err.some((line) => line.includes('the port is in use')); retry++) run = await startMockChild(t);
+  const { child, exited, out, err, ports } = run;
+  t.ok(run.ready, `the mocks started (stderr: ${err.join(' | ') || 'empty'})`);
+  if (!run.ready) return;
   for (const role of ROLE_NAMES) {
     const response = await fetch(`${urlOf(out, role)}/health`);
     t.equal(response.status, 200, `${role} answers`);
