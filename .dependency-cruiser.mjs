@@ -63,7 +63,7 @@ export default {
     {
       name: 'traffic-imports-no-adapter',
       comment:
-        'src/traffic/ (pools, the health monitor, the proxy, the device\'s virtual servers) and src/gateway/ (the rate ' +
+        "src/traffic/ (pools, the health monitor, the proxy, the device's virtual servers) and src/gateway/ (the rate " +
         'limiter, the gateway role) are traffic machinery: they answer nothing through the HTTP adapter, so they import ' +
         'neither the adapter nor the composition root (tests aside).',
       severity: 'error',
@@ -73,7 +73,7 @@ export default {
     {
       name: 'traffic-imports-no-role',
       comment:
-        'src/traffic/ is shared by the gateway and the device\'s deployed services, so it knows neither: it imports ' +
+        "src/traffic/ is shared by the gateway and the device's deployed services, so it knows neither: it imports " +
         'nothing from src/gateway/ or src/interfaces/ (tests aside); they import it.',
       severity: 'error',
       from: { path: '^src/traffic/', pathNot: TRAFFIC_TEST_FILES },

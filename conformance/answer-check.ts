@@ -18,7 +18,13 @@ export type AnswerVerdict = {
  * with its JSON pointer). An answer that came through the gateway may also be one of the rate-limit
  * spec's `x-portolan-gateway-responses` (429 over the limit, 502/503/504 from the pool).
  */
-export function checkAnswer(specs: SpecSet, target: SpecOperation, res: HttpResponse, viaGateway: boolean, observe: (o: Observation) => void): AnswerVerdict {
+export function checkAnswer(
+  specs: SpecSet,
+  target: SpecOperation,
+  res: HttpResponse,
+  viaGateway: boolean,
+  observe: (o: Observation) => void,
+): AnswerVerdict {
   const observed = { status: res.status, headers: res.headers, body: res.body };
   let owner = target;
   let found = target.spec.checkResponse(target.op, observed);
@@ -31,13 +37,28 @@ export function checkAnswer(specs: SpecSet, target: SpecOperation, res: HttpResp
       declaredBy = 'gateway';
     }
   }
-  const violations: Violation[] = found.map((v) => ({ interface: target.spec.name, operationId: target.op.operationId, check: v.check, pointer: v.pointer, message: v.message }));
+  const violations: Violation[] = found.map((v) => ({
+    interface: target.spec.name,
+    operationId: target.op.operationId,
+    check: v.check,
+    pointer: v.pointer,
+    message: v.message,
+  }));
   if (res.jsonError !== undefined) {
-    violations.push({ interface: target.spec.name, operationId: target.op.operationId, check: 'body', pointer: '', message: `the body is not valid JSON (${res.jsonError})` });
+    violations.push({
+      interface: target.spec.name,
+      operationId: target.op.operationId,
+      check: 'body',
+      pointer: '',
+      message: `the body is not valid JSON (${res.jsonError})`,
+    });
   }
   if (declaredBy === 'operation') observe({ interface: target.spec.name, operationId: target.op.operationId, status: res.status });
   if (declaredBy === 'gateway') observe({ interface: owner.spec.name, operationId: GATEWAY_RESPONSES, status: res.status });
-  const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = String(res.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   const shape = bodyShape(owner.spec.document, responseSchema(owner.spec.document, owner.op, res.status, contentType), res.body);
   return { violations, declaredBy, shape };
 }
@@ -45,5 +66,11 @@ export function checkAnswer(specs: SpecSet, target: SpecOperation, res: HttpResp
 /** The rules every answer to a request meant to succeed must also follow. */
 export function serverErrorViolation(target: SpecOperation, status: number): Violation | undefined {
   if (status < 500 || status === 501) return undefined;
-  return { interface: target.spec.name, operationId: target.op.operationId, check: 'server-error', pointer: '', message: `answered ${status}: a server error is never a conforming answer to this request` };
+  return {
+    interface: target.spec.name,
+    operationId: target.op.operationId,
+    check: 'server-error',
+    pointer: '',
+    message: `answered ${status}: a server error is never a conforming answer to this request`,
+  };
 }

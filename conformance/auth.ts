@@ -6,6 +6,7 @@ import { bodyMedia, exampleParts, renderRequest, type RequestParts } from './req
 import type { SpecOperation, SpecSet } from './spec-set.ts';
 import { withoutCredentials } from './targets.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 export type Credential = { user: string; password: string };
@@ -33,7 +34,9 @@ export type AuthenticatorOptions = {
   send(request: HttpRequest): Promise<HttpResponse>;
 };
 
-type SchemeValue = { ok: true; apply(parts: RequestParts): void; wrong?: (parts: RequestParts) => void } | { ok: false; reason: string; notImplemented?: boolean };
+type SchemeValue =
+  | { ok: true; apply(parts: RequestParts): void; wrong?: (parts: RequestParts) => void }
+  | { ok: false; reason: string; notImplemented?: boolean };
 
 /**
  * Authentication driven by each operation's `security` and the scheme data of auth.yaml: basic
@@ -42,14 +45,14 @@ type SchemeValue = { ok: true; apply(parts: RequestParts): void; wrong?: (parts:
 export function createAuthenticator(options: AuthenticatorOptions) {
   const logins = new Map<string, Promise<SchemeValue>>();
 
-
   async function schemeValue(target: SpecOperation, name: string): Promise<SchemeValue> {
     const scheme = resolveRef<Json>(target.spec.document, (target.spec.document.components?.securitySchemes as Json | undefined)?.[name]);
     const data = options.data.schemes[name];
     if (!scheme) return { ok: false, reason: `security scheme ${name} is not declared` };
     if (!data) return { ok: false, reason: `security scheme ${name} has no entry in conformance/data/auth.yaml` };
     const credential = data.credential ? options.credentials[data.credential] : undefined;
-    if (data.credential && !credential) return { ok: false, reason: `credential '${data.credential}' is not configured (see conformance/data/auth.yaml)` };
+    if (data.credential && !credential)
+      return { ok: false, reason: `credential '${data.credential}' is not configured (see conformance/data/auth.yaml)` };
 
     if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') {
       if (!credential) return { ok: false, reason: `security scheme ${name} names no credential` };
@@ -61,7 +64,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       };
     }
     if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
-      const token = String(interpolate(data.token ?? 'conformance-${runId}', options.scope));
+      const token = String(interpolate(data.token ?? 'conformance-$' + '{runId}', options.scope));
       return { ok: true, apply: (parts) => void (parts.headers.authorization = `Bearer ${token}`) };
     }
     if (scheme.type === 'apiKey') {
@@ -77,7 +80,13 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     return { ok: false, reason: `security scheme ${name} of type ${scheme.type} is not supported` };
   }
 
-  async function logIn(login: SpecOperation, url: string, how: NonNullable<AuthData['schemes'][string]['login']>, credential: Credential, scheme: Json): Promise<SchemeValue> {
+  async function logIn(
+    login: SpecOperation,
+    url: string,
+    how: NonNullable<AuthData['schemes'][string]['login']>,
+    credential: Credential,
+    scheme: Json,
+  ): Promise<SchemeValue> {
     const media = bodyMedia(login.spec.document, login.op)[0];
     const body = interpolate(how.body, { ...options.scope, user: credential.user, password: credential.password });
     const parts = exampleParts(login.spec.document, login.op, media ? { mediaType: media.mediaType, value: body } : undefined);
@@ -99,7 +108,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       };
     }
     const value = getAtPointer(res.body, how.take.bodyPointer ?? '');
-    if (typeof value !== 'string' || value === '') return { ok: false, reason: `login ${login.op.operationId} gave no value at ${how.take.bodyPointer}` };
+    if (typeof value !== 'string' || value === '')
+      return { ok: false, reason: `login ${login.op.operationId} gave no value at ${how.take.bodyPointer}` };
     const place = (p: RequestParts, v: string) => {
       if (scheme.in === 'header') p.headers[String(scheme.name).toLowerCase()] = v;
       else if (scheme.in === 'query') p.query[scheme.name] = v;
@@ -130,8 +140,15 @@ export function createAuthenticator(options: AuthenticatorOptions) {
         const wrongs = ready.map((v) => v.wrong).filter((w) => w !== undefined);
         return {
           kind: 'ready',
-          apply: (parts) => ready.forEach((v) => v.apply(parts)),
-          wrong: wrongs.length > 0 ? (parts) => wrongs.forEach((w) => w(parts)) : undefined,
+          apply: (parts) => {
+            for (const v of ready) v.apply(parts);
+          },
+          wrong:
+            wrongs.length > 0
+              ? (parts) => {
+                  for (const w of wrongs) w(parts);
+                }
+              : undefined,
         };
       }
       return { kind: 'unavailable', reason: reasons.join('; '), notImplemented };
@@ -143,13 +160,17 @@ export type Authenticator = ReturnType<typeof createAuthenticator>;
 
 /** The operation's security alternatives (its own `security`, else the document's). */
 const requirementsOf = (target: SpecOperation): Record<string, unknown>[] =>
-  ((target.op.operation.security ?? (target.spec.document as Json).security ?? []) as Record<string, unknown>[]);
+  (target.op.operation.security ?? (target.spec.document as Json).security ?? []) as Record<string, unknown>[];
 
 /** The credentials (auth.yaml names) the operation's security schemes send; none when it can be called without. */
 export function credentialNames(target: SpecOperation, data: Pick<AuthData, 'schemes'>): string[] {
   const requirements = requirementsOf(target);
   if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) return [];
-  const names = requirements.flatMap((r) => Object.keys(r).map((scheme) => data.schemes[scheme]?.credential).filter((c) => c !== undefined));
+  const names = requirements.flatMap((r) =>
+    Object.keys(r)
+      .map((scheme) => data.schemes[scheme]?.credential)
+      .filter((c) => c !== undefined),
+  );
   return [...new Set(names)];
 }
 
@@ -165,7 +186,11 @@ export function setCookies(header: string | string[] | undefined): Record<string
 }
 
 /** Credentials from auth.yaml's environment variables, then the given overrides. */
-export function credentialsFrom(data: AuthData, env: Record<string, string | undefined>, overrides: Record<string, Credential | undefined> = {}): Record<string, Credential | undefined> {
+export function credentialsFrom(
+  data: AuthData,
+  env: Record<string, string | undefined>,
+  overrides: Record<string, Credential | undefined> = {},
+): Record<string, Credential | undefined> {
   const found: Record<string, Credential | undefined> = {};
   for (const [name, source] of Object.entries(data.credentials)) {
     const user = fromEnv(source.user, env);

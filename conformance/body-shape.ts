@@ -1,6 +1,7 @@
 import { escapeSegment, isObject, resolveRef } from '../src/lib/contract/json-pointer.ts';
 import type { OpenApiDocument, OperationEntry } from '../src/lib/spec-catalog.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 /** The schema of a response body for a status and media type, if the operation declares one. */
@@ -55,6 +56,7 @@ function merged(doc: OpenApiDocument, raw: unknown): Json {
   return {
     ...schema,
     properties: Object.assign({}, ...parts.map((p: Json) => p.properties ?? {}), schema.properties ?? {}),
-    additionalProperties: schema.additionalProperties ?? parts.find((p: Json) => p.additionalProperties !== undefined)?.additionalProperties,
+    additionalProperties:
+      schema.additionalProperties ?? parts.find((p: Json) => p.additionalProperties !== undefined)?.additionalProperties,
   };
 }

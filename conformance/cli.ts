@@ -121,28 +121,56 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       env: io.env,
       ...(args.quiet ? {} : { onProgress: (line: string) => io.stderr(`${line}\n`) }),
     };
-    const result = await runConformance({ ...base, targets: primary.targets, credentials: primary.credentials, variables: { ...primary.variables, ...args.variables } });
+    const result = await runConformance({
+      ...base,
+      targets: primary.targets,
+      credentials: primary.credentials,
+      variables: { ...primary.variables, ...args.variables },
+    });
     let compared: { result: RunResult; differences: Difference[] } | undefined;
     if (other) {
       if (!args.quiet) io.stderr('-- compare target --\n');
-      const second = await runConformance({ ...base, targets: other.targets, credentials: other.credentials, variables: { ...other.variables, ...args.variables } });
+      const second = await runConformance({
+        ...base,
+        targets: other.targets,
+        credentials: other.credentials,
+        variables: { ...other.variables, ...args.variables },
+      });
       compared = { result: second, differences: compareRuns(result, second) };
     }
     const differences = compared?.differences ?? [];
-    const points = differences.filter((d) => d.conflict).map((d) => tapPoint(false, `targets differ: ${d.key}`, { what: d.what, detail: d.detail }));
+    const points = differences
+      .filter((d) => d.conflict)
+      .map((d) => tapPoint(false, `targets differ: ${d.key}`, { what: d.what, detail: d.detail }));
     io.stdout(toTap(result, points));
     const options = { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage, differences };
     const lines = [...summaryLines(result, options), ...coverageLines(result)];
     if (compared) {
-      lines.push(...differentialLines(differences, { a: label(result.targets), b: label(compared.result.targets) }, unmatched(result, compared.result)));
-      lines.push(`compare target: ${headline(compared.result, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage })}`);
+      lines.push(
+        ...differentialLines(
+          differences,
+          { a: label(result.targets), b: label(compared.result.targets) },
+          unmatched(result, compared.result),
+        ),
+      );
+      lines.push(
+        `compare target: ${headline(compared.result, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage })}`,
+      );
     }
     const v = verdict(result, options);
     // The headline again, last: the first summary line is far above the coverage matrix.
     lines.push(`result: ${headline(result, options)}`);
     io.stdout(`${asComments(lines)}\n`);
-    if (args.report) writeFileSync(args.report, toJUnit(result, differences, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage }));
-    if (args.json) writeFileSync(args.json, `${JSON.stringify(toJsonSummary(result, { ...options, ...(compared ? { compareTargets: compared.result.targets } : {}) }), null, 2)}\n`);
+    if (args.report)
+      writeFileSync(
+        args.report,
+        toJUnit(result, differences, { requireImplemented: args.requireImplemented, requireCoverage: args.requireCoverage }),
+      );
+    if (args.json)
+      writeFileSync(
+        args.json,
+        `${JSON.stringify(toJsonSummary(result, { ...options, ...(compared ? { compareTargets: compared.result.targets } : {}) }), null, 2)}\n`,
+      );
     return v.ok ? EXIT_STATUS.pass : EXIT_STATUS.fail;
   } catch (error) {
     io.stderr(`conformance: ${(error as Error).message}\n`);
@@ -152,7 +180,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-async function prepare(values: readonly string[], option: '--target' | '--compare', started: { stop(): Promise<void> }[], io: CliIo): Promise<{ targets: TargetMap; credentials?: Record<string, Credential>; variables?: Record<string, unknown>; stateless?: boolean }> {
+async function prepare(
+  values: readonly string[],
+  option: '--target' | '--compare',
+  started: { stop(): Promise<void> }[],
+  io: CliIo,
+): Promise<{ targets: TargetMap; credentials?: Record<string, Credential>; variables?: Record<string, unknown>; stateless?: boolean }> {
   let parsed;
   try {
     parsed = parseTargets(values, option);
@@ -174,7 +207,12 @@ async function prepare(values: readonly string[], option: '--target' | '--compar
 
 const label = (targets: Record<string, string>) => {
   const shown = printableTargets(targets);
-  return shown['*'] ?? Object.entries(shown).map(([k, v]) => `${k}=${v}`).join(' ');
+  return (
+    shown['*'] ??
+    Object.entries(shown)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')
+  );
 };
 
 function parseCli(argv: readonly string[]) {

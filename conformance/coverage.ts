@@ -9,7 +9,13 @@ import { GATEWAY_RESPONSES, type LoadedSpec, type SpecSet } from './spec-set.ts'
  * seen, else unreachable when data/unreachable.yaml says why, else not implemented / skipped as the
  * operation was, else not covered.
  */
-export function buildCoverage(specs: SpecSet, chosen: readonly LoadedSpec[], operations: readonly OperationResult[], observations: readonly Observation[], unreachable: readonly Unreachable[]): CoverageRow[] {
+export function buildCoverage(
+  specs: SpecSet,
+  chosen: readonly LoadedSpec[],
+  operations: readonly OperationResult[],
+  observations: readonly Observation[],
+  unreachable: readonly Unreachable[],
+): CoverageRow[] {
   const seen = new Map<string, Set<number>>();
   for (const o of observations) {
     const key = `${o.interface} ${o.operationId}`;
@@ -25,8 +31,12 @@ export function buildCoverage(specs: SpecSet, chosen: readonly LoadedSpec[], ope
     const results = operations.filter((r) => r.interface === spec.name && r.operationId === op.operationId);
     const row: CoverageRow = { interface: spec.name, operationId: op.operationId, statuses: {}, reasons: {} };
     for (const status of statuses) {
-      const hit = [...observed].some((s) => String(s) === status || (/^\dXX$/i.test(status) && String(s)[0] === status[0]) || status === 'default');
-      const listed = unreachable.find((u) => u.interface === spec.name && (u.operation === op.operationId || u.operation === '*') && u.status === status);
+      const hit = [...observed].some(
+        (s) => String(s) === status || (/^\dXX$/i.test(status) && String(s)[0] === status[0]) || status === 'default',
+      );
+      const listed = unreachable.find(
+        (u) => u.interface === spec.name && (u.operation === op.operationId || u.operation === '*') && u.status === status,
+      );
       let mark: CoverageMark = 'uncovered';
       if (hit) mark = 'exercised';
       else if (listed) {
@@ -46,5 +56,9 @@ export function buildCoverage(specs: SpecSet, chosen: readonly LoadedSpec[], ope
 
 /** Statuses of implemented operations that nothing exercised and nothing explains. */
 export function uncovered(rows: readonly CoverageRow[]): string[] {
-  return rows.flatMap((r) => Object.entries(r.statuses).filter(([, m]) => m === 'uncovered').map(([s]) => `${r.interface} ${r.operationId} ${s}`));
+  return rows.flatMap((r) =>
+    Object.entries(r.statuses)
+      .filter(([, m]) => m === 'uncovered')
+      .map(([s]) => `${r.interface} ${r.operationId} ${s}`),
+  );
 }

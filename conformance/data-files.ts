@@ -22,7 +22,10 @@ export function readDataFile<T>(path: string, schema: object): T {
   let validate = compiled.get(key);
   if (!validate) compiled.set(key, (validate = ajv.compile(schema)));
   if (!validate(value)) {
-    const problems = (validate.errors ?? []).map((e) => `  ${e.instancePath || '(root)'} ${e.message}${e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : ''}`);
+    const problems = (validate.errors ?? []).map(
+      (e) =>
+        `  ${e.instancePath || '(root)'} ${e.message}${e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : ''}`,
+    );
     throw new Error(`${path} is not valid:\n${problems.join('\n')}`);
   }
   return value as T;
@@ -75,11 +78,14 @@ const envSource = {
 export type EnvSource = { env: string[]; default?: string };
 export type AuthData = {
   credentials: Record<string, { description: string; user: EnvSource; password: EnvSource }>;
-  schemes: Record<string, {
-    credential?: string;
-    token?: string;
-    login?: { operationId: string; body: Record<string, unknown>; take: { bodyPointer?: string; cookies?: boolean } };
-  }>;
+  schemes: Record<
+    string,
+    {
+      credential?: string;
+      token?: string;
+      login?: { operationId: string; body: Record<string, unknown>; take: { bodyPointer?: string; cookies?: boolean } };
+    }
+  >;
 };
 
 export function loadAuthData(path = `${DATA_DIR}auth.yaml`): AuthData {
@@ -112,7 +118,11 @@ export function loadAuthData(path = `${DATA_DIR}auth.yaml`): AuthData {
               properties: {
                 operationId: { type: 'string' },
                 body: { type: 'object' },
-                take: { type: 'object', additionalProperties: false, properties: { bodyPointer: { type: 'string' }, cookies: { type: 'boolean' } } },
+                take: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: { bodyPointer: { type: 'string' }, cookies: { type: 'boolean' } },
+                },
               },
             },
           },

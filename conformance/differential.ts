@@ -33,13 +33,22 @@ export function compareRuns(a: RunResult, b: RunResult): Difference[] {
     if (!y) continue;
     const base = { key, interface: x.interface, operationId: x.operationId };
     if (x.status !== y.status) {
-      differences.push({ ...base, what: 'status', a: String(x.status ?? 'no answer'), b: String(y.status ?? 'no answer'), conflict: true, detail: `status ${x.status ?? 'no answer'} vs ${y.status ?? 'no answer'}` });
+      differences.push({
+        ...base,
+        what: 'status',
+        a: String(x.status ?? 'no answer'),
+        b: String(y.status ?? 'no answer'),
+        conflict: true,
+        detail: `status ${x.status ?? 'no answer'} vs ${y.status ?? 'no answer'}`,
+      });
       continue;
     }
     if (!x.shape || !y.shape) continue;
     const tx = types(x.shape);
     const ty = types(y.shape);
-    const conflicts = [...tx.keys()].filter((p) => ty.has(p) && tx.get(p) !== ty.get(p)).map((p) => `${p || '(root)'}: ${tx.get(p)} vs ${ty.get(p)}`);
+    const conflicts = [...tx.keys()]
+      .filter((p) => ty.has(p) && tx.get(p) !== ty.get(p))
+      .map((p) => `${p || '(root)'}: ${tx.get(p)} vs ${ty.get(p)}`);
     const onlyA = [...tx.keys()].filter((p) => !ty.has(p));
     const onlyB = [...ty.keys()].filter((p) => !tx.has(p));
     if (conflicts.length === 0 && onlyA.length === 0 && onlyB.length === 0) continue;
@@ -71,7 +80,12 @@ function answers(run: RunResult): Map<string, Answer> {
   for (const s of run.scenarios) {
     for (const st of s.steps) {
       if (!st.operationId) continue;
-      found.set(`scenario ${st.id}`, { interface: 'scenario', operationId: `${s.name}/${st.operationId}`, status: st.status, shape: st.shape });
+      found.set(`scenario ${st.id}`, {
+        interface: 'scenario',
+        operationId: `${s.name}/${st.operationId}`,
+        status: st.status,
+        shape: st.shape,
+      });
     }
   }
   return found;
@@ -95,7 +109,9 @@ const summary = (t: Map<string, string>) => `${t.size} fields`;
 /** Readable lines: each difference with its operation, what differs and how. */
 export function differentialLines(differences: readonly Difference[], labels: { a: string; b: string }, unmatchedCount: number): string[] {
   const conflicts = differences.filter((d) => d.conflict).length;
-  const lines = [`differential: A = ${labels.a}, B = ${labels.b}: ${differences.length} difference${differences.length === 1 ? '' : 's'}, ${conflicts} conflicting${unmatchedCount > 0 ? `; ${unmatchedCount} requests sent to one side only (not compared)` : ''}`];
+  const lines = [
+    `differential: A = ${labels.a}, B = ${labels.b}: ${differences.length} difference${differences.length === 1 ? '' : 's'}, ${conflicts} conflicting${unmatchedCount > 0 ? `; ${unmatchedCount} requests sent to one side only (not compared)` : ''}`,
+  ];
   for (const d of differences) lines.push(`  ${d.conflict ? 'CONFLICT' : 'note    '} ${d.key}: ${d.detail}`);
   return lines;
 }

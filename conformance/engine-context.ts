@@ -44,7 +44,11 @@ export function throughGateway(ctx: Pick<EngineContext, 'targets'>, role: string
 }
 
 /** The base URL of an operation on its first targeted role (scenario steps may name another role). */
-export function urlOf(ctx: Pick<EngineContext, 'targets'>, target: SpecOperation, role?: string): { role: string; url: string } | undefined {
+export function urlOf(
+  ctx: Pick<EngineContext, 'targets'>,
+  target: SpecOperation,
+  role?: string,
+): { role: string; url: string } | undefined {
   if (role) {
     // A step that names a role goes to that role (e.g. a mapping operation through the gateway).
     const url = ctx.targets[role] ?? ctx.targets['*'];

@@ -29,7 +29,11 @@ export function mismatch(actual: unknown, matcher: unknown, examples: ExampleLoo
 function special(actual: unknown, key: string, arg: unknown, examples: ExampleLookup): string | undefined {
   switch (key) {
     case '$present':
-      return (actual !== undefined) === (arg !== false) ? undefined : arg === false ? `expected absent, got ${show(actual)}` : 'expected present, it is absent';
+      return (actual !== undefined) === (arg !== false)
+        ? undefined
+        : arg === false
+          ? `expected absent, got ${show(actual)}`
+          : 'expected present, it is absent';
     case '$absent':
       return (actual === undefined) === (arg !== false) ? undefined : `expected absent, got ${show(actual)}`;
     case '$type': {
@@ -45,7 +49,9 @@ function special(actual: unknown, key: string, arg: unknown, examples: ExampleLo
       if (!Array.isArray(arg) || arg.length !== 2) throw new SetupError('$between takes [min, max]');
       const n = typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : actual;
       const [min, max] = arg.map(Number) as [number, number];
-      return typeof n === 'number' && n >= min && n <= max ? undefined : `expected a number from ${min} to ${max}, got ${actual === undefined ? 'nothing' : show(actual)}`;
+      return typeof n === 'number' && n >= min && n <= max
+        ? undefined
+        : `expected a number from ${min} to ${max}, got ${actual === undefined ? 'nothing' : show(actual)}`;
     }
     case '$example':
       return mismatch(actual, examples(String(arg)), examples);
@@ -81,7 +87,8 @@ export function checkExpectations(
 }
 
 /** A value that may be a credential (a client secret, a session cookie) is never shown in a report. */
-const hidden = (where: string, problem: string) => (SECRET.test(where) ? problem.replace(/, got .*$/s, ', got a value (not shown: it may be a credential)') : problem);
+const hidden = (where: string, problem: string) =>
+  SECRET.test(where) ? problem.replace(/, got .*$/s, ', got a value (not shown: it may be a credential)') : problem;
 const SECRET = /secret|password|passwd|token|cookie|authorization/i;
 
 /** A value for messages, cut short; never the whole of a large body. */

@@ -30,7 +30,13 @@ export function operationSeed(runSeed: number, operationId: string, role: string
  * sometimes any JSON and any text): every answer must be declared and conforming, and never a 5xx.
  * Seeded and reproducible; a failure carries the seed, fast-check's path and the shrunk request.
  */
-export async function fuzzOperation(ctx: EngineContext, target: SpecOperation, where: Where, runs: number, runSeed: number): Promise<FuzzResult> {
+export async function fuzzOperation(
+  ctx: EngineContext,
+  target: SpecOperation,
+  where: Where,
+  runs: number,
+  runSeed: number,
+): Promise<FuzzResult> {
   const { spec, op } = target;
   const seed = operationSeed(runSeed, op.operationId, where.role);
   const result: FuzzResult = { interface: spec.name, operationId: op.operationId, role: where.role, outcome: 'pass', runs, seed };
@@ -55,7 +61,9 @@ export async function fuzzOperation(ctx: EngineContext, target: SpecOperation, w
     try {
       res = await ctx.http.send(request);
     } catch (error) {
-      throw new ContractBroken([{ interface: spec.name, operationId: op.operationId, check: 'transport', pointer: '', message: (error as Error).message }]);
+      throw new ContractBroken([
+        { interface: spec.name, operationId: op.operationId, check: 'transport', pointer: '', message: (error as Error).message },
+      ]);
     }
     const verdict = checkAnswer(ctx.specs, target, res, throughGateway(ctx, where.role, where.url), ctx.observe);
     const violations = [...verdict.violations];
@@ -68,7 +76,10 @@ export async function fuzzOperation(ctx: EngineContext, target: SpecOperation, w
   const shrunk = details.counterexample?.[0] as Generated | undefined;
   const request = shrunk ? describeRequest(await renderRequest(where.url, op, toParts(shrunk))) : '(no counterexample)';
   const error = details.errorInstance;
-  const violations = error instanceof ContractBroken ? error.violations : [{ interface: spec.name, operationId: op.operationId, check: 'transport' as const, pointer: '', message: String(error) }];
+  const violations =
+    error instanceof ContractBroken
+      ? error.violations
+      : [{ interface: spec.name, operationId: op.operationId, check: 'transport' as const, pointer: '', message: String(error) }];
   return { ...result, outcome: 'fail', failure: { path: details.counterexamplePath ?? '', request, violations } };
 }
 
@@ -77,16 +88,29 @@ function requestArbitrary(target: SpecOperation): fc.Arbitrary<Generated> {
   const { document } = target.spec;
   const params = operationParameters(document, target.op);
   const anyText = fc.string({ minLength: 1, maxLength: 24 }).filter((s) => s !== '.' && s !== '..');
-  const path = fc.record(Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, fc.oneof({ arbitrary: schemaArbitrary(document, p.schema), weight: 3 }, { arbitrary: anyText, weight: 1 })])));
+  const path = fc.record(
+    Object.fromEntries(
+      params
+        .filter((p) => p.in === 'path')
+        .map((p) => [p.name, fc.oneof({ arbitrary: schemaArbitrary(document, p.schema), weight: 3 }, { arbitrary: anyText, weight: 1 })]),
+    ),
+  );
   const query = fc.record(
-    Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, fc.oneof({ arbitrary: schemaArbitrary(document, p.schema), weight: 3 }, { arbitrary: anyText, weight: 1 })])),
+    Object.fromEntries(
+      params
+        .filter((p) => p.in === 'query')
+        .map((p) => [p.name, fc.oneof({ arbitrary: schemaArbitrary(document, p.schema), weight: 3 }, { arbitrary: anyText, weight: 1 })]),
+    ),
     { requiredKeys: [] },
   );
   const media = bodyMedia(document, target.op)[0];
   let body: fc.Arbitrary<Generated['body']> = fc.constant(undefined);
   if (media && media.mediaType !== 'multipart/form-data') {
     const fromSchema = schemaArbitrary(document, media.schema ?? {});
-    const anything = media.mediaType === 'application/x-www-form-urlencoded' ? fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 24 }), { maxKeys: 4 }) : fc.jsonValue({ maxDepth: 3 });
+    const anything =
+      media.mediaType === 'application/x-www-form-urlencoded'
+        ? fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 24 }), { maxKeys: 4 })
+        : fc.jsonValue({ maxDepth: 3 });
     body = fc.oneof({ arbitrary: fromSchema, weight: 3 }, { arbitrary: anything, weight: 1 }).map((value) => ({ value }));
   }
   return fc.record({ path, query, body }).map((g) => ({ path: { ...g.path }, query: { ...g.query }, body: g.body }));

@@ -8,7 +8,11 @@ import { main } from './cli.ts';
 async function run(args: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
-  const code = await main([...args, '--quiet', '--fuzz-runs', '0', '--seed', '7'], { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env });
+  const code = await main([...args, '--quiet', '--fuzz-runs', '0', '--seed', '7'], {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    env,
+  });
   return { code, stdout, stderr };
 }
 
@@ -21,33 +25,52 @@ t.test('registration answering 404 (the Host is not the registration host) names
   t.ok(failures.length > 0, 'the registration requests failed with 404');
   // Sent with the default conformance derives from the gateway URL, not the host this target was configured with.
   const sent = `localhost:${new URL(system.url('gateway')).port}`;
-  for (const line of failures) t.match(line, `— hint: every registration request (sent with Host ${sent}) was answered 404: registration is routed by Host; pass --var registrationHost=<the target's registration host>`);
-  t.match(wrong.stdout, /a registration body over the cap is 413: client-registration registerClient: expectation at \(root\): expected status 413, got 404 — hint: every registration request/, 'the scenario step too');
-  t.match(wrong.stdout, /# hints \(a known cause explains these failures and skips; the setting to change\):\n#   every registration request/, 'listed once in the summary');
+  for (const line of failures)
+    t.match(
+      line,
+      `— hint: every registration request (sent with Host ${sent}) was answered 404: registration is routed by Host; pass --var registrationHost=<the target's registration host>`,
+    );
+  t.match(
+    wrong.stdout,
+    /a registration body over the cap is 413: client-registration registerClient: expectation at \(root\): expected status 413, got 404 — hint: every registration request/,
+    'the scenario step too',
+  );
+  t.match(
+    wrong.stdout,
+    /# hints \(a known cause explains these failures and skips; the setting to change\):\n# {3}every registration request/,
+    'listed once in the summary',
+  );
 
   const right = await run([...args, '--var', 'registrationHost=register.example.com']);
-  t.notMatch(right.stdout, /hint:|answered 404/, 'with the target\'s Host, no 404 and no hint');
+  t.notMatch(right.stdout, /hint:|answered 404/, "with the target's Host, no 404 and no hint");
 });
 
-t.test('the registration Host follows the gateway: localhost:<its port>, as the reference system derives its own; --var still wins', async (t) => {
-  // Every port 0 (PORTOLAN_GATEWAY_PORT=0 among them): the gateway gets a random port and expects localhost:<that port>.
-  const { system } = await startTestSystem(t, { config: { validateResponses: false } });
-  const port = new URL(system.url('gateway')).port;
-  t.not(port, '8080', 'not the default port');
-  t.equal(system.config.registrationHost, `localhost:${port}`, 'the reference system expects localhost:<gateway port>');
-  const args = ['--target', `gateway=${system.url('gateway')}`, '--spec', 'client-registration', '--scenario', 'registration-too-large'];
+t.test(
+  'the registration Host follows the gateway: localhost:<its port>, as the reference system derives its own; --var still wins',
+  async (t) => {
+    // Every port 0 (PORTOLAN_GATEWAY_PORT=0 among them): the gateway gets a random port and expects localhost:<that port>.
+    const { system } = await startTestSystem(t, { config: { validateResponses: false } });
+    const port = new URL(system.url('gateway')).port;
+    t.not(port, '8080', 'not the default port');
+    t.equal(system.config.registrationHost, `localhost:${port}`, 'the reference system expects localhost:<gateway port>');
+    const args = ['--target', `gateway=${system.url('gateway')}`, '--spec', 'client-registration', '--scenario', 'registration-too-large'];
 
-  const moved = await run(args);
-  t.notMatch(moved.stdout, /hint:|-> 404/, 'no --var: the registration requests reach registration, no 404 and no hint');
-  t.match(moved.stdout, /ok \d+ - scenario registration-too-large\b/, 'the registration scenario ran');
-  t.notMatch(moved.stdout, /not ok \d+ - scenario registration-too-large/, 'and passed');
+    const moved = await run(args);
+    t.notMatch(moved.stdout, /hint:|-> 404/, 'no --var: the registration requests reach registration, no 404 and no hint');
+    t.match(moved.stdout, /ok \d+ - scenario registration-too-large\b/, 'the registration scenario ran');
+    t.notMatch(moved.stdout, /not ok \d+ - scenario registration-too-large/, 'and passed');
 
-  const overridden = await run([...args, '--var', 'registrationHost=register.example.com']);
-  t.match(overridden.stdout, /— hint: every registration request \(sent with Host register\.example\.com\) was answered 404/, '--var wins over the derived default');
+    const overridden = await run([...args, '--var', 'registrationHost=register.example.com']);
+    t.match(
+      overridden.stdout,
+      /— hint: every registration request \(sent with Host register\.example\.com\) was answered 404/,
+      '--var wins over the derived default',
+    );
 
-  const bare = await run(['--target', system.url('gateway'), '--spec', 'client-registration', '--scenario', 'registration-too-large']);
-  t.notMatch(bare.stdout, /hint: every registration request/, 'one URL for every role: its port too');
-});
+    const bare = await run(['--target', system.url('gateway'), '--spec', 'client-registration', '--scenario', 'registration-too-large']);
+    t.notMatch(bare.stdout, /hint: every registration request/, 'one URL for every role: its port too');
+  },
+);
 
 t.test('every authenticated operation refused names the credential variables, never their values', async (t) => {
   const password = 'the-right-password-4c1e';
@@ -61,10 +84,20 @@ t.test('every authenticated operation refused names the credential variables, ne
 
   const wrong = await run(args, { CONFORMANCE_ADMIN_PASSWORD: wrongPassword });
   t.equal(wrong.code, 1, 'the scenario fails');
-  const hint = "every authenticated device-config operation was refused (401/403): check the 'admin' credential the engine sends, from CONFORMANCE_ADMIN_USER / CONFORMANCE_ADMIN_PASSWORD (else PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD) (it must be an account the target accepts)";
+  const hint =
+    "every authenticated device-config operation was refused (401/403): check the 'admin' credential the engine sends, from CONFORMANCE_ADMIN_USER / CONFORMANCE_ADMIN_PASSWORD (else PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD) (it must be an account the target accepts)";
   const escaped = hint.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  t.match(wrong.stdout, new RegExp(`create a script object: device-config createRule: expectation at \\(root\\): expected status 200, got 401 — hint: ${escaped}`), 'the failing step names the variables');
-  t.match(wrong.stdout, new RegExp(`ok \\d+ - device-config getDeviceInfo .* # SKIP the credentials were refused: .* — hint: ${escaped}`), 'so does each operation skipped for it');
+  t.match(
+    wrong.stdout,
+    new RegExp(
+      `create a script object: device-config createRule: expectation at \\(root\\): expected status 200, got 401 — hint: ${escaped}`,
+    ),
+    'the failing step names the variables',
+  );
+  t.match(
+    wrong.stdout,
+    new RegExp(`ok \\d+ - device-config getDeviceInfo .* # SKIP the credentials were refused: .* — hint: ${escaped}`),
+    'so does each operation skipped for it',
+  );
   t.notMatch(wrong.stdout + wrong.stderr, new RegExp(`${wrongPassword}|${password}`), 'no credential is printed');
-
 });

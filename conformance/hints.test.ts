@@ -8,11 +8,39 @@ import { formatViolation, type OperationResult, type ProbeResult, type ScenarioR
 
 const authData = loadAuthData();
 
-const violation = (iface: string, operationId: string, message: string): Violation => ({ interface: iface, operationId, check: 'status', pointer: '', message });
-const probe = (kind: ProbeResult['kind'], status: number, failing: Violation | undefined): ProbeResult => ({ id: `${kind} ${status}`, kind, name: 'example', status, outcome: failing ? 'fail' : 'pass', violations: failing ? [failing] : [] });
-function operation(iface: string, operationId: string, statuses: number[], options: { fails?: boolean; outcome?: OperationResult['outcome'] } = {}): OperationResult {
-  const probes = statuses.map((s) => probe('valid', s, options.fails ? violation(iface, operationId, `status ${s} is not declared`) : undefined));
-  return { interface: iface, operationId, method: 'GET', path: '/x', role: 'device', outcome: options.outcome ?? (options.fails ? 'fail' : 'pass'), probes };
+const violation = (iface: string, operationId: string, message: string): Violation => ({
+  interface: iface,
+  operationId,
+  check: 'status',
+  pointer: '',
+  message,
+});
+const probe = (kind: ProbeResult['kind'], status: number, failing: Violation | undefined): ProbeResult => ({
+  id: `${kind} ${status}`,
+  kind,
+  name: 'example',
+  status,
+  outcome: failing ? 'fail' : 'pass',
+  violations: failing ? [failing] : [],
+});
+function operation(
+  iface: string,
+  operationId: string,
+  statuses: number[],
+  options: { fails?: boolean; outcome?: OperationResult['outcome'] } = {},
+): OperationResult {
+  const probes = statuses.map((s) =>
+    probe('valid', s, options.fails ? violation(iface, operationId, `status ${s} is not declared`) : undefined),
+  );
+  return {
+    interface: iface,
+    operationId,
+    method: 'GET',
+    path: '/x',
+    role: 'device',
+    outcome: options.outcome ?? (options.fails ? 'fail' : 'pass'),
+    probes,
+  };
 }
 
 /** device-config's operations need the admin credential; registerClient and the logins none. */
@@ -27,23 +55,49 @@ function context(configured: string[] = ['admin']): HintContext {
 }
 
 const scenario = (operationId: string, status: number): ScenarioResult => ({
-  name: 's', file: 's.yaml', description: 's', outcome: 'fail',
-  steps: [{ id: 's1', name: 'step 1', operationId, status, requests: 1, outcome: 'fail', violations: [{ interface: 'x', operationId, check: 'expectation', pointer: '', message: `expected status 200, got ${status}` }] }],
+  name: 's',
+  file: 's.yaml',
+  description: 's',
+  outcome: 'fail',
+  steps: [
+    {
+      id: 's1',
+      name: 'step 1',
+      operationId,
+      status,
+      requests: 1,
+      outcome: 'fail',
+      violations: [{ interface: 'x', operationId, check: 'expectation', pointer: '', message: `expected status 200, got ${status}` }],
+    },
+  ],
 });
 
 t.test('the table has one entry per known cause', async (t) => {
-  t.same(CAUSES.map((c) => c.name), ['registration-host', 'credentials-refused']);
+  t.same(
+    CAUSES.map((c) => c.name),
+    ['registration-host', 'credentials-refused'],
+  );
 });
 
 t.test('registration-host: every registration request answered 404 names the Host sent and the --var that sets it', async (t) => {
   const register = operation('client-registration', 'registerClient', [404, 404], { fails: true });
   const steps = scenario('registerClient', 404);
   const findings = applyHints([register], [steps], context());
-  t.same(findings.map((f) => f.cause), ['registration-host']);
+  t.same(
+    findings.map((f) => f.cause),
+    ['registration-host'],
+  );
   const line = formatViolation(register.probes[0]!.violations[0]!);
-  t.match(line, /^client-registration registerClient: status at \(root\): status 404 is not declared — hint: every registration request \(sent with Host localhost:8080\) was answered 404: registration is routed by Host; pass --var registrationHost=<the target's registration host>, or set the target's registration host to it \(on the reference gateway PORTOLAN_REGISTRATION_HOST/);
+  t.match(
+    line,
+    /^client-registration registerClient: status at \(root\): status 404 is not declared — hint: every registration request \(sent with Host localhost:8080\) was answered 404: registration is routed by Host; pass --var registrationHost=<the target's registration host>, or set the target's registration host to it \(on the reference gateway PORTOLAN_REGISTRATION_HOST/,
+  );
   t.match(steps.steps[0]!.violations[0]!.hint, /sent with Host localhost:8080/, 'the failing scenario step carries it too');
-  t.same(hintsOf({ operations: [register], scenarios: [steps] }).map((h) => h.lines), [3], 'listed once in the summary, with the lines it explains');
+  t.same(
+    hintsOf({ operations: [register], scenarios: [steps] }).map((h) => h.lines),
+    [3],
+    'listed once in the summary, with the lines it explains',
+  );
 });
 
 t.test('registration-host does not hold when one registration request got another answer', async (t) => {
@@ -59,8 +113,12 @@ t.test('credentials-refused: every authenticated operation of an interface refus
   const login = operation('device-config', 'loginDeviceUser', [200]); // no credential: not part of the pattern
   const steps = scenario('createRule', 403);
   const findings = applyHints([info, rule, login], [steps], context());
-  t.same(findings.map((f) => f.cause), ['credentials-refused']);
-  const hint = "every authenticated device-config operation was refused (401/403): check the 'admin' credential the engine sends, from CONFORMANCE_ADMIN_USER / CONFORMANCE_ADMIN_PASSWORD (else PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD) (it must be an account the target accepts)";
+  t.same(
+    findings.map((f) => f.cause),
+    ['credentials-refused'],
+  );
+  const hint =
+    "every authenticated device-config operation was refused (401/403): check the 'admin' credential the engine sends, from CONFORMANCE_ADMIN_USER / CONFORMANCE_ADMIN_PASSWORD (else PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD) (it must be an account the target accepts)";
   t.equal(rule.probes[0]!.violations[0]!.hint, hint, 'on the failing check');
   t.equal(info.hint, hint, 'on the skipped operation');
   t.equal(steps.steps[0]!.violations[0]!.hint, hint, 'on the failing scenario step');
@@ -70,7 +128,10 @@ t.test('credentials-refused: every authenticated operation of an interface refus
 t.test('credentials-refused says when the credential is not set at all', async (t) => {
   const rule = operation('device-config', 'createRule', [401], { fails: true });
   applyHints([rule], [], context([]));
-  t.match(rule.probes[0]!.violations[0]!.hint, /the 'admin' credential is not set: set CONFORMANCE_ADMIN_USER \/ CONFORMANCE_ADMIN_PASSWORD/);
+  t.match(
+    rule.probes[0]!.violations[0]!.hint,
+    /the 'admin' credential is not set: set CONFORMANCE_ADMIN_USER \/ CONFORMANCE_ADMIN_PASSWORD/,
+  );
 });
 
 t.test('credentials-refused does not hold when one authenticated operation was answered', async (t) => {

@@ -41,12 +41,16 @@ export const CAUSES: readonly Cause[] = [
       const registrations = answers.filter((a) => a.operationId === REGISTER);
       if (registrations.length === 0 || registrations.some((a) => a.status !== 404)) return [];
       const host = ctx.registrationHost;
-      const option = host?.variable ? `--var ${host.variable}=<the target's registration host>` : 'the host header of registerClient in conformance/data/operations.yaml';
-      return [{
-        cause: this.name,
-        explains: (a) => a.operationId === REGISTER && a.status === 404,
-        hint: `every registration request${host ? ` (sent with Host ${host.value})` : ''} was answered 404: registration is routed by Host; pass ${option}, or set the target's registration host to it (on the reference gateway PORTOLAN_REGISTRATION_HOST, config registrationHost)`,
-      }];
+      const option = host?.variable
+        ? `--var ${host.variable}=<the target's registration host>`
+        : 'the host header of registerClient in conformance/data/operations.yaml';
+      return [
+        {
+          cause: this.name,
+          explains: (a) => a.operationId === REGISTER && a.status === 404,
+          hint: `every registration request${host ? ` (sent with Host ${host.value})` : ''} was answered 404: registration is routed by Host; pass ${option}, or set the target's registration host to it (on the reference gateway PORTOLAN_REGISTRATION_HOST, config registrationHost)`,
+        },
+      ];
     },
   },
   {
@@ -56,7 +60,9 @@ export const CAUSES: readonly Cause[] = [
       const findings: Finding[] = [];
       for (const [name, ops] of Map.groupBy(operations, (o) => o.interface)) {
         const authenticated = ops.filter((o) => o.outcome !== 'not-implemented' && ctx.credentialsOf(name, o.operationId).length > 0);
-        const valid = answers.filter((a) => a.kind === 'valid' && a.interface === name && authenticated.some((o) => o.operationId === a.operationId));
+        const valid = answers.filter(
+          (a) => a.kind === 'valid' && a.interface === name && authenticated.some((o) => o.operationId === a.operationId),
+        );
         if (valid.length === 0 || valid.some((a) => a.status !== 401 && a.status !== 403)) continue;
         const credentials = [...new Set(authenticated.flatMap((o) => ctx.credentialsOf(name, o.operationId)))];
         findings.push({
@@ -83,17 +89,20 @@ function credentialSetting(name: string, ctx: HintContext): string {
 /** `A_USER / A_PASSWORD (else B_USER / B_PASSWORD)`, pairing the user's and the password's variables in order. */
 function envPairs(user: EnvSource, password: EnvSource): string {
   const pairs = password.env.map((p, i) => (user.env[i] ? `${user.env[i]} / ${p}` : p));
-  return pairs.length > 1 ? `${pairs[0]} (else ${pairs.slice(1).join(', else ')})` : pairs[0] ?? 'conformance/data/auth.yaml';
+  return pairs.length > 1 ? `${pairs[0]} (else ${pairs.slice(1).join(', else ')})` : (pairs[0] ?? 'conformance/data/auth.yaml');
 }
 
 /** Every answer of the run with its status (transport failures have none and match no cause). */
 function answersOf(operations: readonly OperationResult[], scenarios: readonly ScenarioResult[], ctx: HintContext): Answer[] {
   const answers: Answer[] = [];
-  for (const o of operations) for (const p of o.probes) if (p.status !== undefined) answers.push({ interface: o.interface, operationId: o.operationId, status: p.status, kind: p.kind });
+  for (const o of operations)
+    for (const p of o.probes)
+      if (p.status !== undefined) answers.push({ interface: o.interface, operationId: o.operationId, status: p.status, kind: p.kind });
   for (const s of scenarios) {
     for (const st of s.steps) {
       const name = st.operationId ? ctx.interfaceOf(st.operationId) : undefined;
-      if (st.status !== undefined && st.operationId && name) answers.push({ interface: name, operationId: st.operationId, status: st.status, kind: 'step' });
+      if (st.status !== undefined && st.operationId && name)
+        answers.push({ interface: name, operationId: st.operationId, status: st.status, kind: 'step' });
     }
   }
   return answers;
@@ -103,7 +112,12 @@ function answersOf(operations: readonly OperationResult[], scenarios: readonly S
  * Finds the causes that hold and adds their hints: to each violation of an answer a cause explains,
  * and to each skipped operation with such an answer. The first cause of the table wins. Returns the findings.
  */
-export function applyHints(operations: readonly OperationResult[], scenarios: readonly ScenarioResult[], ctx: HintContext, causes: readonly Cause[] = CAUSES): Finding[] {
+export function applyHints(
+  operations: readonly OperationResult[],
+  scenarios: readonly ScenarioResult[],
+  ctx: HintContext,
+  causes: readonly Cause[] = CAUSES,
+): Finding[] {
   const answers = answersOf(operations, scenarios, ctx);
   const findings = causes.flatMap((c) => c.find(answers, operations, ctx));
   const hintFor = (a: Answer) => findings.find((f) => f.explains(a))?.hint;
@@ -121,14 +135,18 @@ export function applyHints(operations: readonly OperationResult[], scenarios: re
   for (const s of scenarios) {
     for (const st of s.steps) {
       const name = st.operationId ? ctx.interfaceOf(st.operationId) : undefined;
-      if (st.status !== undefined && st.operationId && name) mark(st.violations, hintFor({ interface: name, operationId: st.operationId, status: st.status, kind: 'step' }));
+      if (st.status !== undefined && st.operationId && name)
+        mark(st.violations, hintFor({ interface: name, operationId: st.operationId, status: st.status, kind: 'step' }));
     }
   }
   return findings;
 }
 
 /** The distinct hints of a run, each with how many operations and violations it explains (for the summary). */
-export function hintsOf(result: { operations: readonly OperationResult[]; scenarios: readonly ScenarioResult[] }): { hint: string; lines: number }[] {
+export function hintsOf(result: {
+  operations: readonly OperationResult[];
+  scenarios: readonly ScenarioResult[];
+}): { hint: string; lines: number }[] {
   const counts = new Map<string, number>();
   const add = (hint: string | undefined) => hint && counts.set(hint, (counts.get(hint) ?? 0) + 1);
   for (const o of result.operations) {

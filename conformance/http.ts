@@ -86,7 +86,10 @@ export function createFetchClient(options: { timeoutMs: number }): HttpClient {
 
 /** The answer as the checks read it: JSON parsed (or the parse error kept), text as text, binary as a byte count. */
 function decodeAnswer(status: number, headers: HttpResponse['headers'], bytes: Buffer, started: number): HttpResponse {
-  const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = String(headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   const response: HttpResponse = { status, headers, body: undefined, ms: performance.now() - started };
   if (bytes.length === 0) return response;
   if (isJson(contentType)) {

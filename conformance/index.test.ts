@@ -18,11 +18,23 @@ t.test('every function README "In code" names is exported by index.ts', async (t
 });
 
 t.test('the headline, the operation counts, the reachability probe, the hints and the exit statuses', async (t) => {
-  for (const name of ['headline', 'operationCounts', 'findUnreachable', 'unreachableLine', 'applyHints', 'main'] as const) t.type(api[name], 'function', name);
+  for (const name of ['headline', 'operationCounts', 'findUnreachable', 'unreachableLine', 'applyHints', 'main'] as const)
+    t.type(api[name], 'function', name);
   t.ok(Array.isArray(api.CAUSES) && api.CAUSES.some((c) => c.name === 'registration-host'), 'CAUSES, the table of known causes');
   t.same(api.EXIT_STATUS, { pass: 0, fail: 1, usage: 2, unreachable: 3 }, 'the exit statuses README "Exit status" lists');
   t.equal(api.UNREACHABLE, api.EXIT_STATUS.unreachable);
-  for (const name of ['headline', 'operationCounts', 'OperationCounts', 'findUnreachable', 'unreachableLine', 'UnreachableTarget', 'applyHints', 'CAUSES', 'EXIT_STATUS']) t.match(IN_CODE, `\`${name}\``, `README "In code" names ${name}`);
+  for (const name of [
+    'headline',
+    'operationCounts',
+    'OperationCounts',
+    'findUnreachable',
+    'unreachableLine',
+    'UnreachableTarget',
+    'applyHints',
+    'CAUSES',
+    'EXIT_STATUS',
+  ])
+    t.match(IN_CODE, `\`${name}\``, `README "In code" names ${name}`);
 
   const dead: UnreachableTarget = { keys: ['gateway'], url: 'http://127.0.0.1:9', code: 'ECONNREFUSED', reason: 'connection refused' };
   t.match(api.unreachableLine(dead), /^cannot reach gateway at http:\/\/127\.0\.0\.1:9: connection refused/);

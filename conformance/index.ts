@@ -20,7 +20,17 @@ export { startReferenceTarget, type ReferenceTarget } from './reference-target.t
 export { startPrismTarget, PRISM_KNOWN_FAILURES, type PrismTarget } from './prism-target.ts';
 
 // The result and its reports.
-export { formatViolation, type Check, type CoverageRow, type Outcome, type OperationResult, type RunResult, type ScenarioResult, type Totals, type Violation } from './model.ts';
+export {
+  formatViolation,
+  type Check,
+  type CoverageRow,
+  type Outcome,
+  type OperationResult,
+  type RunResult,
+  type ScenarioResult,
+  type Totals,
+  type Violation,
+} from './model.ts';
 export { verdict, toJsonSummary, type Verdict, type VerdictOptions } from './report-json.ts';
 export { headline, operationCounts, type OperationCounts } from './verdict.ts';
 export { toTap } from './report-tap.ts';

@@ -3,6 +3,7 @@ import type { OperationEntry } from '../src/lib/spec-catalog.ts';
 import { bodyMedia, cloneParts, operationParameters, type RequestParts } from './request-parts.ts';
 import type { LoadedSpec } from './spec-set.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 /** An invalid variant of a valid request; `pointer` says where (request body pointer, or the parameter). */
@@ -93,7 +94,12 @@ function bodyVariants(spec: LoadedSpec, op: OperationEntry, valid: RequestParts)
     delete parts.body;
     found.push({ name: 'required body left out', pointer: '', parts });
   }
-  if (isJson) found.push({ name: 'body that is not JSON', pointer: '', parts: { ...cloneParts(valid), body: { mediaType: body.mediaType, raw: '{"unterminated' } } });
+  if (isJson)
+    found.push({
+      name: 'body that is not JSON',
+      pointer: '',
+      parts: { ...cloneParts(valid), body: { mediaType: body.mediaType, raw: '{"unterminated' } },
+    });
   if (!media.schema || !(isJson || isForm || body.mediaType === 'multipart/form-data')) return found;
 
   const validate = spec.validator.at(media.schemaPointer);
@@ -121,7 +127,13 @@ function bodyVariants(spec: LoadedSpec, op: OperationEntry, valid: RequestParts)
     const pointer = `/${escapeSegment(name)}`;
     const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
     // Every form value is text and every multipart part is bytes: a wrong type cannot be sent in either.
-    if (!isForm && body.mediaType !== 'multipart/form-data' && wrongTypes < MAX_FIELDS && typeof type === 'string' && type in WRONG_BY_TYPE) {
+    if (
+      !isForm &&
+      body.mediaType !== 'multipart/form-data' &&
+      wrongTypes < MAX_FIELDS &&
+      typeof type === 'string' &&
+      type in WRONG_BY_TYPE
+    ) {
       wrongTypes++;
       push(`wrong type at ${pointer} (${short(WRONG_BY_TYPE[type])} for ${type})`, pointer, { ...value, [name]: WRONG_BY_TYPE[type] });
     }
@@ -142,7 +154,8 @@ function merged(spec: LoadedSpec, raw: unknown): Json {
     ...schema,
     properties: Object.assign({}, ...parts.map((p: Json) => p.properties ?? {}), schema.properties ?? {}),
     required: [...new Set([...parts.flatMap((p: Json) => p.required ?? []), ...(schema.required ?? [])])],
-    additionalProperties: schema.additionalProperties ?? parts.find((p: Json) => p.additionalProperties !== undefined)?.additionalProperties,
+    additionalProperties:
+      schema.additionalProperties ?? parts.find((p: Json) => p.additionalProperties !== undefined)?.additionalProperties,
   };
 }
 

@@ -21,7 +21,17 @@ export type KnownFailure = {
   pointer?: string;
 };
 
-const CHECKS: Check[] = ['status', 'content-type', 'header', 'body', 'server-error', 'rejects-invalid', 'expectation', 'transport', 'setup'];
+const CHECKS: Check[] = [
+  'status',
+  'content-type',
+  'header',
+  'body',
+  'server-error',
+  'rejects-invalid',
+  'expectation',
+  'transport',
+  'setup',
+];
 
 /** Reads a known-failures file (a YAML list), checked against its schema. */
 export function loadKnownFailures(path: string): KnownFailure[] {
@@ -67,15 +77,27 @@ export function applyKnownFailures(operations: OperationResult[], known: readonl
     }
     if (op.outcome === 'fail' && !op.probes.some((p) => p.outcome === 'fail')) op.outcome = 'known-failure';
   }
-  return known.flatMap((k, i) => k.operations.filter((o) => !met.has(`${i} ${o}`)).map((o) => `${o} ${k.probe}: ${k.check}${k.status ? ` (${k.status})` : ''} did not happen (listed because: ${k.why})`));
+  return known.flatMap((k, i) =>
+    k.operations
+      .filter((o) => !met.has(`${i} ${o}`))
+      .map((o) => `${o} ${k.probe}: ${k.check}${k.status ? ` (${k.status})` : ''} did not happen (listed because: ${k.why})`),
+  );
 }
 
 function matches(k: KnownFailure, key: string, probe: ProbeResult, v: Violation): boolean {
-  return k.operations.includes(key)
-    && glob(k.probe).test(probeLabel(probe))
-    && k.check === v.check
-    && (k.status === undefined || k.status === probe.status)
-    && (k.pointer === undefined || k.pointer === v.pointer);
+  return (
+    k.operations.includes(key) &&
+    glob(k.probe).test(probeLabel(probe)) &&
+    k.check === v.check &&
+    (k.status === undefined || k.status === probe.status) &&
+    (k.pointer === undefined || k.pointer === v.pointer)
+  );
 }
 
-const glob = (pattern: string) => new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );

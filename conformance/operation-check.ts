@@ -18,7 +18,16 @@ type Expectation = { kind: ProbeResult['kind']; name: string; pointer: string; r
  */
 export async function checkOperation(ctx: EngineContext, target: SpecOperation, where: Where): Promise<OperationResult> {
   const { spec, op } = target;
-  const result: OperationResult = { interface: spec.name, operationId: op.operationId, method: op.method.toUpperCase(), path: op.path, role: where.role, url: where.url, outcome: 'pass', probes: [] };
+  const result: OperationResult = {
+    interface: spec.name,
+    operationId: op.operationId,
+    method: op.method.toUpperCase(),
+    path: op.path,
+    role: where.role,
+    url: where.url,
+    outcome: 'pass',
+    probes: [],
+  };
   const destructive = destructiveReason(ctx, target);
   if (ctx.safe && destructive) return { ...result, outcome: 'skipped', reason: `safe mode: ${destructive}` };
 
@@ -37,7 +46,8 @@ export async function checkOperation(ctx: EngineContext, target: SpecOperation, 
     return parts;
   };
 
-  for (const v of valid) result.probes.push(await probe(ctx, target, where, authenticate(v.parts), { kind: 'valid', name: v.name, pointer: '', refuse: false }));
+  for (const v of valid)
+    result.probes.push(await probe(ctx, target, where, authenticate(v.parts), { kind: 'valid', name: v.name, pointer: '', refuse: false }));
   const answered = result.probes.filter((p) => p.status !== undefined && p.status !== 501);
   if (answered.length === 0 && result.probes.some((p) => p.outcome === 'not-implemented')) {
     return { ...result, outcome: 'not-implemented', reason: 'answers 501' };
@@ -55,17 +65,38 @@ export async function checkOperation(ctx: EngineContext, target: SpecOperation, 
 
   const first = valid[0]!;
   if (plan.kind === 'ready') {
-    const without = await probe(ctx, target, where, cloneParts(first.unauthenticated), { kind: 'auth', name: 'no credentials', pointer: '', refuse: true });
+    const without = await probe(ctx, target, where, cloneParts(first.unauthenticated), {
+      kind: 'auth',
+      name: 'no credentials',
+      pointer: '',
+      refuse: true,
+    });
     result.probes.push(without);
     // Valid requests refused exactly like one without credentials: ours were wrong, nothing was tested.
     // Unless the refusal itself breaks the spec (an undeclared 401): that is a finding, not a skip.
     const conforming = [without, ...answered].every((p) => p.violations.length === 0);
-    if (without.status !== undefined && [401, 403].includes(without.status) && answered.every((p) => p.status === without.status) && conforming) {
-      return { ...result, outcome: 'skipped', reason: `the credentials were refused: valid requests got ${without.status}, like a request without credentials` };
+    if (
+      without.status !== undefined &&
+      [401, 403].includes(without.status) &&
+      answered.every((p) => p.status === without.status) &&
+      conforming
+    ) {
+      return {
+        ...result,
+        outcome: 'skipped',
+        reason: `the credentials were refused: valid requests got ${without.status}, like a request without credentials`,
+      };
     }
   }
   for (const invalid of invalidRequests(spec, op, first.unauthenticated)) {
-    result.probes.push(await probe(ctx, target, where, authenticate(invalid.parts), { kind: 'invalid', name: invalid.name, pointer: invalid.pointer, refuse: true }));
+    result.probes.push(
+      await probe(ctx, target, where, authenticate(invalid.parts), {
+        kind: 'invalid',
+        name: invalid.name,
+        pointer: invalid.pointer,
+        refuse: true,
+      }),
+    );
   }
   if (plan.kind === 'ready') {
     // Wrong passwords can lock a real account: safe mode sends none. A stateless mock has no accounts
@@ -80,14 +111,24 @@ export async function checkOperation(ctx: EngineContext, target: SpecOperation, 
   return result;
 }
 
-async function probe(ctx: EngineContext, target: SpecOperation, where: Where, parts: RequestParts, expect: Expectation): Promise<ProbeResult> {
+async function probe(
+  ctx: EngineContext,
+  target: SpecOperation,
+  where: Where,
+  parts: RequestParts,
+  expect: Expectation,
+): Promise<ProbeResult> {
   const id = `${target.spec.name}.${target.op.operationId}@${where.role} ${expect.kind}: ${expect.name}`;
   const base: ProbeResult = { id, kind: expect.kind, name: expect.name, outcome: 'pass', violations: [] };
   let res;
   try {
     res = await ctx.http.send(await renderRequest(where.url, target.op, parts));
   } catch (error) {
-    return { ...base, outcome: 'fail', violations: [violation(target, 'transport', '', withoutCredentials(`no answer from ${where.url}: ${(error as Error).message}`))] };
+    return {
+      ...base,
+      outcome: 'fail',
+      violations: [violation(target, 'transport', '', withoutCredentials(`no answer from ${where.url}: ${(error as Error).message}`))],
+    };
   }
   if (res.status === 501 && expect.kind === 'valid') return { ...base, outcome: 'not-implemented', status: 501, reason: 'answered 501' };
   const verdict = checkAnswer(ctx.specs, target, res, throughGateway(ctx, where.role, where.url), ctx.observe);

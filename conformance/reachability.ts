@@ -44,17 +44,22 @@ const REASONS: Record<string, string> = {
  * const dead = await findUnreachable({ gateway: 'http://127.0.0.1:9' }, { timeoutMs: 10_000 });
  * for (const d of dead) console.error(unreachableLine(d));
  */
-export async function findUnreachable(targets: TargetMap, options: { timeoutMs: number; connector?: Connector }): Promise<UnreachableTarget[]> {
+export async function findUnreachable(
+  targets: TargetMap,
+  options: { timeoutMs: number; connector?: Connector },
+): Promise<UnreachableTarget[]> {
   const byUrl = [...Map.groupBy(Object.entries(targets), ([, url]) => url)];
   // All at once: six dead role URLs on a firewalled host take one timeout, not six. Listed in the targets' order.
-  const probed = await Promise.all(byUrl.map(async ([url, entries]): Promise<UnreachableTarget | undefined> => {
-    const { hostname, port, protocol } = new URL(url);
-    const host = hostname.replace(/^\[(.*)\]$/, '$1');
-    const code = await (options.connector ?? tcpConnect)(host, Number(port || (protocol === 'https:' ? 443 : 80)), options.timeoutMs);
-    if (code === undefined) return undefined;
-    const reason = code === 'ETIMEDOUT' ? `no connection within ${options.timeoutMs} ms` : REASONS[code] ?? code;
-    return { keys: entries.map(([key]) => key), url, code, reason };
-  }));
+  const probed = await Promise.all(
+    byUrl.map(async ([url, entries]): Promise<UnreachableTarget | undefined> => {
+      const { hostname, port, protocol } = new URL(url);
+      const host = hostname.replace(/^\[(.*)\]$/, '$1');
+      const code = await (options.connector ?? tcpConnect)(host, Number(port || (protocol === 'https:' ? 443 : 80)), options.timeoutMs);
+      if (code === undefined) return undefined;
+      const reason = code === 'ETIMEDOUT' ? `no connection within ${options.timeoutMs} ms` : (REASONS[code] ?? code);
+      return { keys: entries.map(([key]) => key), url, code, reason };
+    }),
+  );
   return probed.filter((d) => d !== undefined);
 }
 

@@ -53,7 +53,12 @@ export async function startReferenceTarget(options: { config?: Partial<Config> }
 }
 
 /** The target description of a running system (also for tests that start one with startTestSystem). */
-export async function describe(system: System, config: ReturnType<typeof loadConfig>, adminPassword: string, dir?: string): Promise<ReferenceTarget> {
+export async function describe(
+  system: System,
+  config: ReturnType<typeof loadConfig>,
+  adminPassword: string,
+  dir?: string,
+): Promise<ReferenceTarget> {
   const registrationPassword = randomBytes(18).toString('base64url');
   await system.accounts.setPassword(config.registrationAccessProfile, CONFORMANCE_REGISTRATION_USER, registrationPassword);
   return {

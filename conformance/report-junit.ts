@@ -3,9 +3,22 @@ import { formatViolation, type RunResult, type Violation } from './model.ts';
 import type { Difference } from './differential.ts';
 import { headline, operationCounts, type VerdictOptions } from './verdict.ts';
 
-type Case = { '@_classname': string; '@_name': string; '@_time': string; failure?: { '@_message': string; '@_type': string; '#text': string }; skipped?: { '@_message': string } };
+type Case = {
+  '@_classname': string;
+  '@_name': string;
+  '@_time': string;
+  failure?: { '@_message': string; '@_type': string; '#text': string };
+  skipped?: { '@_message': string };
+};
 type Property = { '@_name': string; '@_value': string };
-type Suite = { '@_name': string; '@_tests': number; '@_failures': number; '@_skipped': number; properties: { property: Property[] }; testcase: Case[] };
+type Suite = {
+  '@_name': string;
+  '@_tests': number;
+  '@_failures': number;
+  '@_skipped': number;
+  properties: { property: Property[] };
+  testcase: Case[];
+};
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true });
 
@@ -17,7 +30,11 @@ const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '
  * `conformance.operations`, `conformance.conformant`, `conformance.notImplemented`, ...): JUnit has no
  * place for them above the suites.
  */
-export function toJUnit(result: RunResult, differences: readonly Difference[] = [], options: Omit<VerdictOptions, 'differences'> = {}): string {
+export function toJUnit(
+  result: RunResult,
+  differences: readonly Difference[] = [],
+  options: Omit<VerdictOptions, 'differences'> = {},
+): string {
   const suites = new Map<string, Case[]>();
   const add = (suite: string, c: Case) => suites.set(suite, [...(suites.get(suite) ?? []), c]);
 
@@ -25,29 +42,49 @@ export function toJUnit(result: RunResult, differences: readonly Difference[] = 
     const classname = `${op.interface}.${op.operationId}@${op.role}`;
     if (op.probes.length === 0 || op.outcome === 'not-implemented' || op.outcome === 'skipped') {
       const skipped = op.outcome === 'skipped' ? `${op.reason ?? 'skipped'}${op.hint ? ` — hint: ${op.hint}` : ''}` : undefined;
-      add(op.interface, testCase(classname, 'operation', [], op.outcome === 'not-implemented' ? `not implemented: ${op.reason ?? 'answers 501'}` : skipped));
+      add(
+        op.interface,
+        testCase(classname, 'operation', [], op.outcome === 'not-implemented' ? `not implemented: ${op.reason ?? 'answers 501'}` : skipped),
+      );
       continue;
     }
     for (const p of op.probes) {
       // JUnit has no expected failure: a known one is skipped with its reason (as pytest reports xfail).
-      const known = p.outcome === 'known-failure' ? `known failure: ${[...new Set(p.violations.map((v) => v.known))].join('; ')}` : undefined;
-      add(op.interface, testCase(classname, `${p.kind}: ${p.name}`, p.violations, p.outcome === 'skipped' ? p.reason ?? 'skipped' : known, p.status));
+      const known =
+        p.outcome === 'known-failure' ? `known failure: ${[...new Set(p.violations.map((v) => v.known))].join('; ')}` : undefined;
+      add(
+        op.interface,
+        testCase(classname, `${p.kind}: ${p.name}`, p.violations, p.outcome === 'skipped' ? (p.reason ?? 'skipped') : known, p.status),
+      );
     }
   }
   for (const s of result.scenarios) {
-    const skipped = s.outcome === 'not-implemented' ? `not implemented: ${s.reason}` : s.outcome === 'skipped' ? s.reason ?? 'skipped' : undefined;
+    const skipped =
+      s.outcome === 'not-implemented' ? `not implemented: ${s.reason}` : s.outcome === 'skipped' ? (s.reason ?? 'skipped') : undefined;
     const violations = s.steps.flatMap((st) => st.violations);
-    if (s.outcome === 'fail' && violations.length === 0) violations.push({ interface: '-', operationId: '-', check: 'setup', pointer: '', message: s.reason ?? 'failed' });
+    if (s.outcome === 'fail' && violations.length === 0)
+      violations.push({ interface: '-', operationId: '-', check: 'setup', pointer: '', message: s.reason ?? 'failed' });
     add('scenarios', testCase(`scenario.${s.name}`, s.description.split('\n')[0]!, violations, skipped));
   }
   for (const f of result.fuzz) {
-    const skipped = f.outcome === 'skipped' || f.outcome === 'not-implemented' ? f.reason ?? f.outcome : undefined;
-    const c = testCase(`fuzz.${f.interface}.${f.operationId}@${f.role}`, `${f.runs} runs, seed ${f.seed}`, f.failure?.violations ?? [], skipped);
-    if (c.failure && f.failure) c.failure['#text'] = clean(`seed ${f.seed} path ${f.failure.path}\nrequest ${f.failure.request}\n${c.failure['#text']}`);
+    const skipped = f.outcome === 'skipped' || f.outcome === 'not-implemented' ? (f.reason ?? f.outcome) : undefined;
+    const c = testCase(
+      `fuzz.${f.interface}.${f.operationId}@${f.role}`,
+      `${f.runs} runs, seed ${f.seed}`,
+      f.failure?.violations ?? [],
+      skipped,
+    );
+    if (c.failure && f.failure)
+      c.failure['#text'] = clean(`seed ${f.seed} path ${f.failure.path}\nrequest ${f.failure.request}\n${c.failure['#text']}`);
     add('fuzz', c);
   }
   for (const unmet of result.unmetKnownFailures) {
-    add('known failures', { '@_classname': 'known-failures', '@_name': clean(unmet), '@_time': '0', failure: { '@_message': clean(`did not happen: ${unmet}`), '@_type': 'known-failure', '#text': clean(unmet) } });
+    add('known failures', {
+      '@_classname': 'known-failures',
+      '@_name': clean(unmet),
+      '@_time': '0',
+      failure: { '@_message': clean(`did not happen: ${unmet}`), '@_type': 'known-failure', '#text': clean(unmet) },
+    });
   }
   for (const d of differences) {
     add('differential', {
@@ -99,4 +136,8 @@ function testCase(classname: string, name: string, violations: readonly Violatio
 }
 
 /** XML 1.0 cannot carry control characters or lone surrogates (fuzzed requests may hold them). */
-const clean = (text: string) => text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+const clean = (text: string) =>
+  text.replace(
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '\uFFFD',
+  );

@@ -12,8 +12,10 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
   const points: Point[] = [];
   for (const op of result.operations) {
     const description = `${op.interface} ${op.operationId} ${op.method} ${op.path} @${op.role}`;
-    if (op.outcome === 'not-implemented') points.push({ ok: true, description, directive: `SKIP not implemented: ${op.reason ?? 'answers 501'}` });
-    else if (op.outcome === 'skipped') points.push({ ok: true, description, directive: `SKIP ${op.reason ?? ''}${op.hint ? ` — hint: ${op.hint}` : ''}` });
+    if (op.outcome === 'not-implemented')
+      points.push({ ok: true, description, directive: `SKIP not implemented: ${op.reason ?? 'answers 501'}` });
+    else if (op.outcome === 'skipped')
+      points.push({ ok: true, description, directive: `SKIP ${op.reason ?? ''}${op.hint ? ` — hint: ${op.hint}` : ''}` });
     else {
       const line = (p: ProbeResult, v: Violation) => `${p.kind} ${p.name} -> ${p.status ?? 'no answer'}: ${formatViolation(v)}`;
       const all = op.probes.flatMap((p) => p.violations.map((v) => ({ p, v })));
@@ -24,7 +26,9 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
         ok: op.outcome !== 'fail' && op.outcome !== 'known-failure',
         description: `${description} (${op.probes.length} requests)`,
         ...(op.outcome === 'known-failure' ? { directive: 'TODO known failure' } : {}),
-        ...(failures.length + known.length > 0 ? { details: { ...(failures.length > 0 ? { failures } : {}), ...(known.length > 0 ? { known, why } : {}) } } : {}),
+        ...(failures.length + known.length > 0
+          ? { details: { ...(failures.length > 0 ? { failures } : {}), ...(known.length > 0 ? { known, why } : {}) } }
+          : {}),
       });
     }
   }
@@ -37,26 +41,50 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
       points.push({
         ok: s.outcome === 'pass',
         description: `${description} (${s.steps.length} steps, ${s.steps.reduce((n, st) => n + st.requests, 0)} requests)`,
-        ...(s.outcome === 'fail' ? { details: { reason: s.reason, failures: failed.flatMap((st) => st.violations.map((v) => `${st.name}: ${formatViolation(v)}`)) } } : {}),
+        ...(s.outcome === 'fail'
+          ? {
+              details: {
+                reason: s.reason,
+                failures: failed.flatMap((st) => st.violations.map((v) => `${st.name}: ${formatViolation(v)}`)),
+              },
+            }
+          : {}),
       });
     }
   }
   for (const f of result.fuzz) {
     const description = `fuzz ${f.interface} ${f.operationId} @${f.role} (${f.runs} runs, seed ${f.seed})`;
-    if (f.outcome === 'skipped' || f.outcome === 'not-implemented') points.push({ ok: true, description, directive: `SKIP ${f.reason ?? f.outcome}` });
+    if (f.outcome === 'skipped' || f.outcome === 'not-implemented')
+      points.push({ ok: true, description, directive: `SKIP ${f.reason ?? f.outcome}` });
     else {
       points.push({
         ok: f.outcome === 'pass',
         description,
-        ...(f.failure ? { details: { seed: f.seed, path: f.failure.path, request: f.failure.request, failures: f.failure.violations.map(formatViolation) } } : {}),
+        ...(f.failure
+          ? {
+              details: {
+                seed: f.seed,
+                path: f.failure.path,
+                request: f.failure.request,
+                failures: f.failure.violations.map(formatViolation),
+              },
+            }
+          : {}),
       });
     }
   }
   for (const unmet of result.unmetKnownFailures) points.push({ ok: false, description: `known failure did not happen: ${unmet}` });
   points.push(...extra);
 
-  const lines = ['TAP version 14', `# targets: ${Object.entries(result.targets).map(([k, v]) => (k === '*' ? v : `${k}=${v}`)).join(' ')}`];
-  lines.push(`# seed ${result.seed} (--seed ${result.seed} repeats the run), safe mode ${result.safe ? 'on' : 'off'}, ${result.stateless ? 'stateless, ' : ''}fuzzing ${result.fuzzRuns > 0 ? `${result.fuzzRuns} runs per operation` : 'off'}`);
+  const lines = [
+    'TAP version 14',
+    `# targets: ${Object.entries(result.targets)
+      .map(([k, v]) => (k === '*' ? v : `${k}=${v}`))
+      .join(' ')}`,
+  ];
+  lines.push(
+    `# seed ${result.seed} (--seed ${result.seed} repeats the run), safe mode ${result.safe ? 'on' : 'off'}, ${result.stateless ? 'stateless, ' : ''}fuzzing ${result.fuzzRuns > 0 ? `${result.fuzzRuns} runs per operation` : 'off'}`,
+  );
   points.forEach((p, i) => {
     lines.push(`${p.ok ? 'ok' : 'not ok'} ${i + 1} - ${p.description.replaceAll('#', '\\#')}${p.directive ? ` # ${p.directive}` : ''}`);
     if (p.details) lines.push('  ---', ...yaml(p.details, '  '), '  ...');

@@ -27,7 +27,10 @@ export function summaryLines(result: RunResult, options: VerdictOptions = {}): s
     const scenarios = result.scenarios.filter((s) => s.outcome === 'not-implemented').map((s) => s.name);
     if (scenarios.length > 0) lines.push(`  scenarios: ${scenarios.join(', ')}`);
   }
-  const skipped = [...result.operations, ...result.scenarios.map((s) => ({ ...s, interface: 'scenario', operationId: s.name, role: '' }))].filter((o) => o.outcome === 'skipped');
+  const skipped = [
+    ...result.operations,
+    ...result.scenarios.map((s) => ({ ...s, interface: 'scenario', operationId: s.name, role: '' })),
+  ].filter((o) => o.outcome === 'skipped');
   if (skipped.length > 0) {
     lines.push('skipped:');
     for (const s of skipped) lines.push(`  ${s.interface} ${s.operationId}${s.role ? ` @${s.role}` : ''}: ${s.reason ?? ''}`);
@@ -37,7 +40,8 @@ export function summaryLines(result: RunResult, options: VerdictOptions = {}): s
     lines.push('known failures (the target breaks its spec here, as the known-failures list says; never counted as passing):');
     for (const [why, items] of Map.groupBy(known, (k) => k.why)) {
       lines.push(`  ${why}`);
-      for (const k of items) lines.push(`    ${k.operation} ${k.probe} -> ${k.status ?? 'no answer'}: ${k.check} at ${k.pointer || '(root)'}: ${k.message}`);
+      for (const k of items)
+        lines.push(`    ${k.operation} ${k.probe} -> ${k.status ?? 'no answer'}: ${k.check} at ${k.pointer || '(root)'}: ${k.message}`);
     }
   }
   if (result.unmetKnownFailures.length > 0) {
@@ -50,8 +54,12 @@ export function summaryLines(result: RunResult, options: VerdictOptions = {}): s
     for (const h of hints) lines.push(`  ${h.hint} (${h.lines} line${h.lines === 1 ? '' : 's'} above)`);
   }
   const missing = uncovered(result.coverage);
-  lines.push(`coverage: ${count(result, 'exercised')} statuses exercised, ${count(result, 'unreachable')} unreachable (reasons below), ${missing.length} not covered${missing.length > 0 ? `: ${missing.join('; ')}` : ''}`);
-  lines.push(`${t.violations} violation${t.violations === 1 ? '' : 's'}${t.knownViolations > 0 ? ` (and ${t.knownViolations} known)` : ''}; checked in ${(result.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `coverage: ${count(result, 'exercised')} statuses exercised, ${count(result, 'unreachable')} unreachable (reasons below), ${missing.length} not covered${missing.length > 0 ? `: ${missing.join('; ')}` : ''}`,
+  );
+  lines.push(
+    `${t.violations} violation${t.violations === 1 ? '' : 's'}${t.knownViolations > 0 ? ` (and ${t.knownViolations} known)` : ''}; checked in ${(result.durationMs / 1000).toFixed(1)} s`,
+  );
   return lines;
 }
 
@@ -83,15 +91,21 @@ export function coverageLines(result: RunResult): string[] {
 
 /** Every violation a known failure names, with its operation, probe and reason (the JSON summary's `knownFailures`). */
 export function knownFailureList(result: RunResult) {
-  return result.operations.flatMap((o) => o.probes.flatMap((p) => p.violations.filter((v) => v.known).map((v) => ({
-    operation: operationKey(o),
-    probe: probeLabel(p),
-    status: p.status,
-    check: v.check,
-    pointer: v.pointer,
-    message: v.message,
-    why: v.known!,
-  }))));
+  return result.operations.flatMap((o) =>
+    o.probes.flatMap((p) =>
+      p.violations
+        .filter((v) => v.known)
+        .map((v) => ({
+          operation: operationKey(o),
+          probe: probeLabel(p),
+          status: p.status,
+          check: v.check,
+          pointer: v.pointer,
+          message: v.message,
+          why: v.known!,
+        })),
+    ),
+  );
 }
 
 export function notImplementedByInterface(result: RunResult): [string, string[]][] {
@@ -103,8 +117,10 @@ export function notImplementedByInterface(result: RunResult): [string, string[]]
   return [...byInterface].map(([name, ops]) => [name, [...ops]]);
 }
 
-const totals = (t: Totals) => `${t.pass} pass, ${t.fail} fail, ${t.knownFailure > 0 ? `${t.knownFailure} known failures, ` : ''}${t.notImplemented} not implemented, ${t.skipped} skipped`;
-const count = (result: RunResult, mark: CoverageMark) => result.coverage.reduce((n, r) => n + Object.values(r.statuses).filter((m) => m === mark).length, 0);
+const totals = (t: Totals) =>
+  `${t.pass} pass, ${t.fail} fail, ${t.knownFailure > 0 ? `${t.knownFailure} known failures, ` : ''}${t.notImplemented} not implemented, ${t.skipped} skipped`;
+const count = (result: RunResult, mark: CoverageMark) =>
+  result.coverage.reduce((n, r) => n + Object.values(r.statuses).filter((m) => m === mark).length, 0);
 
 /** Lines as TAP comments, so the summary can follow the TAP document on stdout. */
 export const asComments = (lines: readonly string[]) => lines.map((l) => `# ${l}`).join('\n');

@@ -7,10 +7,19 @@ import { startTestSystem } from '../src/app/test-system.ts';
 import { main } from './cli.ts';
 import { BROKEN_HANDLERS } from './fixtures/broken-handlers.ts';
 
-type Case = { '@_classname': string; '@_name': string; failure?: { '@_message': string; '@_type': string; '#text': string }; skipped?: { '@_message': string } };
+type Case = {
+  '@_classname': string;
+  '@_name': string;
+  failure?: { '@_message': string; '@_type': string; '#text': string };
+  skipped?: { '@_message': string };
+};
 type Suite = { '@_name': string; '@_tests': string; '@_failures': string; testcase: Case[] };
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => name === 'testsuite' || name === 'testcase' });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  isArray: (name) => name === 'testsuite' || name === 'testcase',
+});
 
 async function run(args: string[]) {
   let stdout = '';
@@ -41,11 +50,23 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
     t.ok(wrongType, 'the wrong field type is a failure of createChart');
     t.equal(wrongType!.failure!['@_type'], 'body');
     t.match(wrongType!.failure!['#text'], /mapping createChart: body at \/id: must be string/);
-    t.ok(failures.some((c) => c['@_classname'] === 'mapping.getChart@mapping' && c.failure!['@_type'] === 'status'), 'the undeclared status is a failure of getChart');
-    t.ok(mapping.testcase.some((c) => c['@_classname'] === 'mapping.listVessels@mapping' && /not implemented/.test(c.skipped?.['@_message'] ?? '')), 'a 501 operation is skipped as not implemented');
+    t.ok(
+      failures.some((c) => c['@_classname'] === 'mapping.getChart@mapping' && c.failure!['@_type'] === 'status'),
+      'the undeclared status is a failure of getChart',
+    );
+    t.ok(
+      mapping.testcase.some(
+        (c) => c['@_classname'] === 'mapping.listVessels@mapping' && /not implemented/.test(c.skipped?.['@_message'] ?? ''),
+      ),
+      'a 501 operation is skipped as not implemented',
+    );
     const scenario = suites.find((s) => s['@_name'] === 'scenarios')!.testcase[0]!;
     t.match(scenario, { '@_classname': 'scenario.chart-create-then-read', failure: { '@_type': 'body' } }, 'the failing scenario too');
-    t.equal(Number(xml.testsuites['@_failures']), suites.reduce((n, s) => n + Number(s['@_failures']), 0), 'the total adds up');
+    t.equal(
+      Number(xml.testsuites['@_failures']),
+      suites.reduce((n, s) => n + Number(s['@_failures']), 0),
+      'the total adds up',
+    );
   });
 
   t.test('the JSON summary has the documented shape', async (t) => {
@@ -57,7 +78,8 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
       version: 1,
       ok: true,
       reasons: [],
-      headline: /^PASS: 10 of 10 operations implemented and conformant; 0 answer 501 \(not implemented\); \d+ documented status(es)? not covered$/,
+      headline:
+        /^PASS: 10 of 10 operations implemented and conformant; 0 answer 501 \(not implemented\); \d+ documented status(es)? not covered$/,
       counts: { operations: 10, conformant: 10, notImplemented: 0, failing: 0, knownFailure: 0, skipped: 0, uncoveredStatuses: Number },
       seed: 11,
       safe: false,
@@ -65,7 +87,12 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
       startedAt: String,
       durationMs: Number,
       targets: { mapping: good.url('mapping') },
-      totals: { operations: { pass: 10, fail: 0, notImplemented: 0, skipped: 0 }, scenarios: { pass: 1 }, fuzz: { pass: 0 }, violations: 0 },
+      totals: {
+        operations: { pass: 10, fail: 0, notImplemented: 0, skipped: 0 },
+        scenarios: { pass: 1 },
+        fuzz: { pass: 0 },
+        violations: 0,
+      },
       notImplemented: {},
       uncovered: [],
       scenarios: [{ name: 'chart-create-then-read', outcome: 'pass', steps: Array }],
@@ -77,29 +104,71 @@ t.test('reports of one system that conforms and one that does not', async (t) =>
     t.match(createChart, { interface: 'mapping', method: 'POST', path: '/api/charts', role: 'mapping', outcome: 'pass' });
     t.match(createChart.probes[0], { id: String, kind: 'valid', name: "example 'full'", outcome: 'pass', status: 201, violations: [] });
     t.notOk('shape' in createChart.probes[0], 'no body shapes (nor bodies) in the summary');
-    t.ok(createChart.probes.some((p: { kind: string; status: number }) => p.kind === 'invalid' && p.status === 400), 'invalid probes with their status');
-    t.match(summary.coverage.find((r: { operationId: string }) => r.operationId === 'createChart'), { statuses: { 201: 'exercised', 400: 'exercised', 503: 'unreachable' }, reasons: { 503: String } });
+    t.ok(
+      createChart.probes.some((p: { kind: string; status: number }) => p.kind === 'invalid' && p.status === 400),
+      'invalid probes with their status',
+    );
+    t.match(
+      summary.coverage.find((r: { operationId: string }) => r.operationId === 'createChart'),
+      { statuses: { 201: 'exercised', 400: 'exercised', 503: 'unreachable' }, reasons: { 503: String } },
+    );
   });
 
   t.test('the differential report lists where two targets disagree, operation by operation', async (t) => {
     const json = join(dir, 'diff.json');
     const junit = join(dir, 'diff.xml');
-    const { code, stdout } = await run(['--target', `mapping=${good.url('mapping')}`, '--compare', `mapping=${broken.url('mapping')}`, ...common, '--json', json, '--report', junit]);
+    const { code, stdout } = await run([
+      '--target',
+      `mapping=${good.url('mapping')}`,
+      '--compare',
+      `mapping=${broken.url('mapping')}`,
+      ...common,
+      '--json',
+      json,
+      '--report',
+      junit,
+    ]);
     t.equal(code, 1, 'conflicting differences fail the run');
     const { differential } = JSON.parse(readFileSync(json, 'utf8'));
     t.same(differential.targets, { mapping: broken.url('mapping') });
     const byKey = (pattern: RegExp) => differential.differences.filter((d: { key: string }) => pattern.test(d.key));
-    t.match(byKey(/^mapping\.getChart@mapping valid/), [{ what: 'status', a: '404', b: '418', conflict: true }], 'getChart: another status');
-    t.match(byKey(/^mapping\.createChart@mapping valid: example 'full'/), [{ what: 'shape', conflict: true, detail: /type \/id: string vs number/ }], 'createChart: another type at /id');
-    t.match(byKey(/^mapping\.listVessels@mapping valid/), [{ what: 'status', a: '200', b: '501' }], 'listVessels: implemented on one side only');
-    t.notOk(byKey(/^mapping\.listCharts@mapping/).some((d: { conflict: boolean }) => d.conflict), 'listCharts has the same shape on both (its data differ)');
+    t.match(
+      byKey(/^mapping\.getChart@mapping valid/),
+      [{ what: 'status', a: '404', b: '418', conflict: true }],
+      'getChart: another status',
+    );
+    t.match(
+      byKey(/^mapping\.createChart@mapping valid: example 'full'/),
+      [{ what: 'shape', conflict: true, detail: /type \/id: string vs number/ }],
+      'createChart: another type at /id',
+    );
+    t.match(
+      byKey(/^mapping\.listVessels@mapping valid/),
+      [{ what: 'status', a: '200', b: '501' }],
+      'listVessels: implemented on one side only',
+    );
+    t.notOk(
+      byKey(/^mapping\.listCharts@mapping/).some((d: { conflict: boolean }) => d.conflict),
+      'listCharts has the same shape on both (its data differ)',
+    );
     t.match(stdout, /not ok \d+ - targets differ: mapping\.getChart@mapping valid/);
     t.match(stdout, /# differential: A = mapping=http.*, B = mapping=http.*: \d+ differences, \d+ conflicting/);
-    t.match(stdout, /^# result: FAIL: 10 of 10 operations implemented and conformant; 0 answer 501 \(not implemented\); \d+ documented status(es)? not covered \(\d+ conflicting differences between the targets\)$/m, 'the good target itself has no violation');
-    t.match(stdout, /^# compare target: FAIL: 1 of 10 operations implemented and conformant; 2 fail; \d+ answer 501 \(not implemented\); /m, 'the compare target\'s own headline');
+    t.match(
+      stdout,
+      /^# result: FAIL: 10 of 10 operations implemented and conformant; 0 answer 501 \(not implemented\); \d+ documented status(es)? not covered \(\d+ conflicting differences between the targets\)$/m,
+      'the good target itself has no violation',
+    );
+    t.match(
+      stdout,
+      /^# compare target: FAIL: 1 of 10 operations implemented and conformant; 2 fail; \d+ answer 501 \(not implemented\); /m,
+      "the compare target's own headline",
+    );
     const suites: Suite[] = parser.parse(readFileSync(junit, 'utf8')).testsuites.testsuite;
     const diff = suites.find((s) => s['@_name'] === 'differential')!;
-    t.ok(diff.testcase.some((c) => c['@_classname'] === 'differential.mapping.getChart' && c.failure?.['@_type'] === 'status'), 'JUnit carries the differences');
+    t.ok(
+      diff.testcase.some((c) => c['@_classname'] === 'differential.mapping.getChart' && c.failure?.['@_type'] === 'status'),
+      'JUnit carries the differences',
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { escapeSegment, isObject, resolveRef } from '../src/lib/contract/json-po
 import type { OpenApiDocument, OperationEntry } from '../src/lib/spec-catalog.ts';
 import type { HttpRequest } from './http.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 /** A request as parts, before encoding: probes and fuzzing change parts, then render them. */
@@ -15,7 +16,14 @@ export type RequestParts = {
 };
 
 /** A parameter of an operation with the JSON pointer of its schema (for validation). */
-export type Parameter = { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required: boolean; schema: Json; schemaPointer: string; holder: Json };
+export type Parameter = {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  schema: Json;
+  schemaPointer: string;
+  holder: Json;
+};
 
 /** A request body media type of an operation with the pointer of its schema. */
 export type BodyMedia = { mediaType: string; required: boolean; schema: Json | undefined; schemaPointer: string; media: Json };
@@ -25,12 +33,21 @@ const opPointer = (op: OperationEntry) => `/paths/${escapeSegment(op.path)}/${op
 /** Path-level and operation-level parameters (the operation's win), resolved, with their schema pointers. */
 export function operationParameters(doc: OpenApiDocument, op: OperationEntry): Parameter[] {
   const collect = (list: unknown, base: string) =>
-    ((Array.isArray(list) ? list : []) as unknown[]).map((raw, i): Parameter | undefined => {
-      const holder = resolveRef<Json>(doc, raw);
-      if (!holder) return undefined;
-      const ref = isObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `${base}/parameters/${i}`;
-      return { name: holder.name, in: holder.in, required: !!holder.required, schema: resolveRef<Json>(doc, holder.schema) ?? {}, schemaPointer: `${ref}/schema`, holder };
-    }).filter((p): p is Parameter => !!p);
+    ((Array.isArray(list) ? list : []) as unknown[])
+      .map((raw, i): Parameter | undefined => {
+        const holder = resolveRef<Json>(doc, raw);
+        if (!holder) return undefined;
+        const ref = isObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `${base}/parameters/${i}`;
+        return {
+          name: holder.name,
+          in: holder.in,
+          required: !!holder.required,
+          schema: resolveRef<Json>(doc, holder.schema) ?? {},
+          schemaPointer: `${ref}/schema`,
+          holder,
+        };
+      })
+      .filter((p): p is Parameter => !!p);
   const own = collect(op.operation.parameters, opPointer(op));
   const shared = collect((doc.paths[op.path] as Json).parameters, `/paths/${escapeSegment(op.path)}`);
   return [...own, ...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in))];
@@ -62,9 +79,10 @@ export function bodyExamples(doc: OpenApiDocument, op: OperationEntry): { mediaT
 
 /** A named example of a request body or a response, by operation, status ('request' for the body) and name. */
 export function findExample(doc: OpenApiDocument, op: OperationEntry, status: string, name: string): { found: boolean; value: unknown } {
-  const holders: Json[] = status === 'request'
-    ? bodyMedia(doc, op).map((m) => m.media)
-    : Object.values((resolveRef<Json>(doc, (op.operation.responses as Json)?.[status])?.content ?? {}) as Json);
+  const holders: Json[] =
+    status === 'request'
+      ? bodyMedia(doc, op).map((m) => m.media)
+      : Object.values((resolveRef<Json>(doc, (op.operation.responses as Json)?.[status])?.content ?? {}) as Json);
   for (const media of holders) {
     const ex = isObject(media.examples) ? media.examples[name] : undefined;
     if (ex !== undefined) return { found: true, value: resolveRef<Json>(doc, ex)?.value };
@@ -111,7 +129,8 @@ export async function renderRequest(baseUrl: string, op: OperationEntry, parts: 
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(parts.query)) {
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) query.append(name, typeof one === 'object' && one !== null ? JSON.stringify(one) : String(one));
+    for (const one of Array.isArray(value) ? value : [value])
+      query.append(name, typeof one === 'object' && one !== null ? JSON.stringify(one) : String(one));
   }
   const headers = { ...parts.headers };
   const cookies = Object.entries(parts.cookies).map(([k, v]) => `${k}=${v}`);

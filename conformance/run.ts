@@ -75,8 +75,18 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   const authData = loadAuthData();
   const credentials = credentialsFrom(authData, options.env ?? process.env, options.credentials);
   const overrides = { ...options.variables };
-  const credentialScope = Object.fromEntries(Object.entries(credentials).filter(([, c]) => c).map(([name, c]) => [name, { ...c }]));
-  const scope = { ...loadVariables(), ...derivedVariables(specs, options.targets), runId: randomBytes(6).toString('hex'), ...overrides, credentials: credentialScope };
+  const credentialScope = Object.fromEntries(
+    Object.entries(credentials)
+      .filter(([, c]) => c)
+      .map(([name, c]) => [name, { ...c }]),
+  );
+  const scope = {
+    ...loadVariables(),
+    ...derivedVariables(specs, options.targets),
+    runId: randomBytes(6).toString('hex'),
+    ...overrides,
+    credentials: credentialScope,
+  };
   const http = (options.transport ?? createHttpClient)({ timeoutMs: options.timeoutMs ?? 10_000 });
   const observations: Observation[] = [];
   const progress = options.onProgress ?? (() => {});
@@ -108,7 +118,16 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       for (const op of spec.operations) {
         const where = targetsOf(options.targets, spec.name, op.roles);
         if (where.length === 0) {
-          checks.push(async () => ({ interface: spec.name, operationId: op.operationId, method: op.method.toUpperCase(), path: op.path, role: op.roles.join('/'), outcome: 'skipped', reason: `no target for role ${op.roles.join('/')}`, probes: [] }));
+          checks.push(async () => ({
+            interface: spec.name,
+            operationId: op.operationId,
+            method: op.method.toUpperCase(),
+            path: op.path,
+            role: op.roles.join('/'),
+            outcome: 'skipped',
+            reason: `no target for role ${op.roles.join('/')}`,
+            probes: [],
+          }));
           continue;
         }
         for (const w of where) {
@@ -130,7 +149,11 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       const unknown = wanted.filter((n) => !all.some((s) => s.name === n));
       if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`);
     }
-    const configured = new Set(Object.entries(credentials).filter(([, c]) => c).map(([n]) => n));
+    const configured = new Set(
+      Object.entries(credentials)
+        .filter(([, c]) => c)
+        .map(([n]) => n),
+    );
     for (const scenario of all.filter((s) => !wanted || wanted.includes(s.name))) {
       const result = await runScenario(ctx, scenario, { interfaces: new Set(chosen.map((s) => s.name)), credentials: configured });
       scenarios.push(result);
@@ -152,15 +175,36 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
 
     const coverage = buildCoverage(specs, chosen, operations, observations, options.unreachable ?? loadUnreachable());
     const probeViolations = operations.flatMap((o) => o.probes).flatMap((p) => p.violations);
-    const totals = { operations: countOutcomes(operations), scenarios: countOutcomes(scenarios), fuzz: countOutcomes(fuzz), violations: 0, knownViolations: probeViolations.filter((v) => v.known).length };
-    totals.violations = probeViolations.filter((v) => !v.known).length
-      + scenarios.flatMap((s) => s.steps).reduce((n, s) => n + s.violations.length, 0)
-      + fuzz.filter((f) => f.failure).length
-      + scenarios.filter((s) => s.outcome === 'fail' && s.steps.every((st) => st.violations.length === 0)).length;
+    const totals = {
+      operations: countOutcomes(operations),
+      scenarios: countOutcomes(scenarios),
+      fuzz: countOutcomes(fuzz),
+      violations: 0,
+      knownViolations: probeViolations.filter((v) => v.known).length,
+    };
+    totals.violations =
+      probeViolations.filter((v) => !v.known).length +
+      scenarios.flatMap((s) => s.steps).reduce((n, s) => n + s.violations.length, 0) +
+      fuzz.filter((f) => f.failure).length +
+      scenarios.filter((s) => s.outcome === 'fail' && s.steps.every((st) => st.violations.length === 0)).length;
     // Reports print these: no user and password a target URL may carry.
     const targets = printableTargets(options.targets);
     for (const o of operations) if (o.url !== undefined) o.url = withoutCredentials(o.url);
-    return { targets, seed, safe, stateless, fuzzRuns, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, operations, scenarios, fuzz, coverage, totals, unmetKnownFailures };
+    return {
+      targets,
+      seed,
+      safe,
+      stateless,
+      fuzzRuns,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      operations,
+      scenarios,
+      fuzz,
+      coverage,
+      totals,
+      unmetKnownFailures,
+    };
   } finally {
     await http.close();
   }

@@ -120,7 +120,12 @@ const SCENARIO_SCHEMA = {
               rawBody: {
                 oneOf: [
                   { type: 'string' },
-                  { type: 'object', additionalProperties: false, required: ['fill', 'bytes'], properties: { fill: { type: 'string', minLength: 1 }, bytes: { type: ['integer', 'string'] } } },
+                  {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['fill', 'bytes'],
+                    properties: { fill: { type: 'string', minLength: 1 }, bytes: { type: ['integer', 'string'] } },
+                  },
                 ],
               },
             },
@@ -139,13 +144,23 @@ const SCENARIO_SCHEMA = {
             additionalProperties: {
               oneOf: [
                 { $ref: '#/$defs/captureFrom' },
-                { type: 'object', additionalProperties: false, required: ['from', 'match'], properties: { from: { $ref: '#/$defs/captureFrom' }, match: { type: 'string' } } },
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['from', 'match'],
+                  properties: { from: { $ref: '#/$defs/captureFrom' }, match: { type: 'string' } },
+                },
               ],
             },
           },
           assert: {
             type: 'array',
-            items: { type: 'object', additionalProperties: false, required: ['equal'], properties: { equal: { type: 'array', minItems: 2, maxItems: 2 } } },
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['equal'],
+              properties: { equal: { type: 'array', minItems: 2, maxItems: 2 } },
+            },
           },
         },
         oneOf: [{ required: ['request'] }, { required: ['assert'] }],

@@ -24,7 +24,13 @@ export type ScenarioOptions = {
  * "not implemented" (never a pass). Nothing is faked: time is the target's real time.
  */
 export async function runScenario(ctx: EngineContext, scenario: LoadedScenario, options: ScenarioOptions): Promise<ScenarioResult> {
-  const result: ScenarioResult = { name: scenario.name, file: scenario.file, description: scenario.description, outcome: 'pass', steps: [] };
+  const result: ScenarioResult = {
+    name: scenario.name,
+    file: scenario.file,
+    description: scenario.description,
+    outcome: 'pass',
+    steps: [],
+  };
   const skip = whySkip(ctx, scenario, options);
   if (skip) return { ...result, outcome: 'skipped', reason: skip };
 
@@ -44,13 +50,21 @@ export async function runScenario(ctx: EngineContext, scenario: LoadedScenario, 
       outcome = step.request ? await runRequestStep(ctx, id, step, step.request, scope, examples) : runAssertStep(id, step, scope);
     } catch (error) {
       if (!(error instanceof SetupError)) throw error;
-      outcome = { id, name: step.name, operationId: step.request?.operationId, requests: 0, outcome: 'fail', violations: [setupViolation(step, error.message)] };
+      outcome = {
+        id,
+        name: step.name,
+        operationId: step.request?.operationId,
+        requests: 0,
+        outcome: 'fail',
+        violations: [setupViolation(step, error.message)],
+      };
     }
     result.steps.push(outcome);
     if (outcome.outcome === 'not-implemented') {
       return { ...result, outcome: 'not-implemented', reason: `step ${index + 1} (${step.name}): ${outcome.operationId} answered 501` };
     }
-    if (outcome.outcome === 'skipped') return { ...result, outcome: 'skipped', reason: `step ${index + 1} (${step.name}): ${outcome.violations[0]?.message ?? 'skipped'}` };
+    if (outcome.outcome === 'skipped')
+      return { ...result, outcome: 'skipped', reason: `step ${index + 1} (${step.name}): ${outcome.violations[0]?.message ?? 'skipped'}` };
     if (outcome.outcome === 'fail') return { ...result, outcome: 'fail', reason: `step ${index + 1} (${step.name}) failed` };
   }
   return result;
@@ -65,7 +79,8 @@ function whySkip(ctx: EngineContext, scenario: LoadedScenario, options: Scenario
     if (!step.request) continue;
     const target = ctx.specs.find(step.request.operationId);
     if (!target) continue; // reported when the step runs
-    if (!urlOf(ctx, target, step.request.role)) return `no target for ${step.request.role ?? target.op.roles.join('/')} (${target.op.operationId})`;
+    if (!urlOf(ctx, target, step.request.role))
+      return `no target for ${step.request.role ?? target.op.roles.join('/')} (${target.op.operationId})`;
     const destructive = destructiveReason(ctx, target);
     if (ctx.safe && (scenario.requires.destructive || destructive)) {
       return `safe mode: ${scenario.requires.destructive ? 'the scenario is destructive' : `step '${step.name}' calls ${target.op.operationId} (${destructive})`}`;
@@ -75,18 +90,35 @@ function whySkip(ctx: EngineContext, scenario: LoadedScenario, options: Scenario
   return undefined;
 }
 
-async function runRequestStep(ctx: EngineContext, id: string, step: Step, request: StepRequest, scope: Scope, examples: ExampleLookup): Promise<StepResult> {
+async function runRequestStep(
+  ctx: EngineContext,
+  id: string,
+  step: Step,
+  request: StepRequest,
+  scope: Scope,
+  examples: ExampleLookup,
+): Promise<StepResult> {
   const target = ctx.specs.find(request.operationId);
   if (!target) throw new SetupError(`operation ${request.operationId} is in no spec`);
   const where = urlOf(ctx, target, request.role)!;
   const result: StepResult = { id, name: step.name, operationId: target.op.operationId, requests: 0, outcome: 'pass', violations: [] };
   const times = positive('repeat', interpolate(step.repeat ?? 1, scope));
-  const poll = step.poll ? { every: positive('poll.every', interpolate(step.poll.every, scope)), max: positive('poll.max', interpolate(step.poll.max, scope)), while: interpolate(step.poll.while, scope) as NonNullable<Step['expect']> } : undefined;
+  const poll = step.poll
+    ? {
+        every: positive('poll.every', interpolate(step.poll.every, scope)),
+        max: positive('poll.max', interpolate(step.poll.max, scope)),
+        while: interpolate(step.poll.while, scope) as NonNullable<Step['expect']>,
+      }
+    : undefined;
   if (poll && step.repeat !== undefined) throw new SetupError('a step either repeats or polls, not both');
 
   const plan = request.auth === false ? undefined : await ctx.auth.plan(target);
   if (plan?.kind === 'unavailable') {
-    return { ...result, outcome: plan.notImplemented ? 'not-implemented' : 'skipped', violations: [setupViolation(step, `no credentials: ${plan.reason}`, target)] };
+    return {
+      ...result,
+      outcome: plan.notImplemented ? 'not-implemented' : 'skipped',
+      violations: [setupViolation(step, `no credentials: ${plan.reason}`, target)],
+    };
   }
   const parts = await stepParts(ctx, target, request, scope);
   if (plan?.kind === 'ready') plan.apply(parts);
@@ -106,7 +138,13 @@ async function runRequestStep(ctx: EngineContext, id: string, step: Step, reques
     try {
       last = await ctx.http.send(rendered);
     } catch (error) {
-      return { ...result, outcome: 'fail', violations: [violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(error as Error).message}`))] };
+      return {
+        ...result,
+        outcome: 'fail',
+        violations: [
+          violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(error as Error).message}`)),
+        ],
+      };
     }
     result.status = last.status;
     if (last.status === 501) return { ...result, outcome: 'not-implemented' };
@@ -153,7 +191,9 @@ async function runConcurrently(
   for (const [i, outcome] of settled.entries()) {
     const which = `request ${i + 1} of ${count}: `;
     if (outcome.status === 'rejected') {
-      violations.push(violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(outcome.reason as Error).message}`)));
+      violations.push(
+        violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(outcome.reason as Error).message}`)),
+      );
       continue;
     }
     const answer = outcome.value;
@@ -161,7 +201,8 @@ async function runConcurrently(
     if (answer.status === 501) return { ...result, status: 501, outcome: 'not-implemented' };
     const verdict = checkAnswer(ctx.specs, target, answer, throughGateway(ctx, where.role, where.url), ctx.observe);
     violations.push(...verdict.violations.map((v) => ({ ...v, message: `${which}${v.message}` })));
-    for (const m of checkExpectations(answer, expect, examples)) violations.push(violation(target, 'expectation', m.pointer, `${which}${m.message}`));
+    for (const m of checkExpectations(answer, expect, examples))
+      violations.push(violation(target, 'expectation', m.pointer, `${which}${m.message}`));
   }
   // No single status stands for the step: which copies win a race differs from run to run (and
   // between two targets compared with --compare), so none is recorded.
@@ -182,7 +223,13 @@ function runAssertStep(id: string, step: Step, scope: Scope): StepResult {
   for (const { equal } of step.assert ?? []) {
     const [a, b] = interpolate(equal, scope) as [unknown, unknown];
     if (!isDeepStrictEqual(a, b) && String(a) !== String(b)) {
-      violations.push({ interface: '-', operationId: '-', check: 'expectation', pointer: '', message: `${JSON.stringify(equal[0])} is ${JSON.stringify(a)}, expected it to equal ${JSON.stringify(equal[1])} (${JSON.stringify(b)})` });
+      violations.push({
+        interface: '-',
+        operationId: '-',
+        check: 'expectation',
+        pointer: '',
+        message: `${JSON.stringify(equal[0])} is ${JSON.stringify(a)}, expected it to equal ${JSON.stringify(equal[1])} (${JSON.stringify(b)})`,
+      });
     }
   }
   return { id, name: step.name, requests: 0, outcome: violations.length > 0 ? 'fail' : 'pass', violations };
@@ -193,7 +240,9 @@ async function stepParts(ctx: EngineContext, target: SpecOperation, request: Ste
   const { document } = target.spec;
   let body: { mediaType: string; value: unknown } | undefined;
   if (request.bodyExample !== undefined) {
-    body = bodyExamples(document, target.op).find((e) => e.name === request.bodyExample && (!request.contentType || e.mediaType === request.contentType));
+    body = bodyExamples(document, target.op).find(
+      (e) => e.name === request.bodyExample && (!request.contentType || e.mediaType === request.contentType),
+    );
     if (!body) throw new SetupError(`${target.op.operationId} has no request example '${request.bodyExample}'`);
   } else if (request.body !== undefined) {
     const mediaType = request.contentType ?? bodyMedia(document, target.op)[0]?.mediaType ?? 'application/json';
@@ -208,7 +257,8 @@ async function stepParts(ctx: EngineContext, target: SpecOperation, request: Ste
   Object.assign(parts.path, interpolate(request.params ?? {}, scope));
   Object.assign(parts.query, interpolate(request.query ?? {}, scope));
   Object.assign(parts.headers, operationHeaders(ctx, target.op.operationId));
-  for (const [name, value] of Object.entries(interpolate(request.headers ?? {}, scope) as Record<string, unknown>)) parts.headers[name.toLowerCase()] = String(value);
+  for (const [name, value] of Object.entries(interpolate(request.headers ?? {}, scope) as Record<string, unknown>))
+    parts.headers[name.toLowerCase()] = String(value);
   return parts;
 }
 
@@ -220,9 +270,12 @@ function fill(spec: { fill: string; bytes: unknown }): Uint8Array {
 
 function capture(res: HttpResponse, how: string | { from: string; match: string }, name: string): unknown {
   const from = typeof how === 'string' ? how : how.from;
-  const value = from === 'status' ? res.status
-    : from.startsWith('header:') ? res.headers[from.slice('header:'.length).toLowerCase()]
-    : getAtPointer(res.body, from);
+  const value =
+    from === 'status'
+      ? res.status
+      : from.startsWith('header:')
+        ? res.headers[from.slice('header:'.length).toLowerCase()]
+        : getAtPointer(res.body, from);
   if (value === undefined) throw new SetupError(`capture ${name}: nothing at ${from}`);
   if (typeof how === 'string') return value;
   const match = new RegExp(how.match).exec(String(value));
@@ -234,19 +287,27 @@ function exampleLookup(ctx: EngineContext): ExampleLookup {
   return (reference) => {
     const [operationId, status, name, pointer = ''] = reference.split(/\s+/);
     const target = operationId ? ctx.specs.find(operationId) : undefined;
-    if (!target || !status || !name) throw new SetupError(`$example '${reference}': expected '<operationId> <status|request> <example name> [pointer]'`);
+    if (!target || !status || !name)
+      throw new SetupError(`$example '${reference}': expected '<operationId> <status|request> <example name> [pointer]'`);
     const found = findExample(target.spec.document, target.op, status, name);
     if (!found.found) throw new SetupError(`$example '${reference}': ${operationId} has no ${status} example '${name}'`);
     return getAtPointer(found.value, pointer);
   };
 }
 
-const wanted = (status: number | number[] | undefined, actual: number) => status !== undefined && (Array.isArray(status) ? status.includes(actual) : status === actual);
+const wanted = (status: number | number[] | undefined, actual: number) =>
+  status !== undefined && (Array.isArray(status) ? status.includes(actual) : status === actual);
 
 function violation(target: SpecOperation, check: Violation['check'], pointer: string, message: string): Violation {
   return { interface: target.spec.name, operationId: target.op.operationId, check, pointer, message };
 }
 
 function setupViolation(step: Step, message: string, target?: SpecOperation): Violation {
-  return { interface: target?.spec.name ?? '-', operationId: target?.op.operationId ?? step.request?.operationId ?? '-', check: 'setup', pointer: '', message };
+  return {
+    interface: target?.spec.name ?? '-',
+    operationId: target?.op.operationId ?? step.request?.operationId ?? '-',
+    check: 'setup',
+    pointer: '',
+    message,
+  };
 }

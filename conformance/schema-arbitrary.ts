@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { isObject, resolveRef } from '../src/lib/contract/json-pointer.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 type Arbitrary = fc.Arbitrary<unknown>;
 
@@ -19,9 +20,11 @@ export function schemaArbitrary(doc: unknown, raw: unknown, depth = 0): Arbitrar
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...(schema.enum as unknown[]));
   if (Array.isArray(schema.allOf)) return schemaArbitrary(doc, mergeAllOf(doc, schema), depth + 1);
   for (const key of ['oneOf', 'anyOf'] as const) {
-    if (Array.isArray(schema[key]) && schema[key].length > 0) return fc.oneof(...(schema[key] as unknown[]).map((s) => schemaArbitrary(doc, s, depth + 1)));
+    if (Array.isArray(schema[key]) && schema[key].length > 0)
+      return fc.oneof(...(schema[key] as unknown[]).map((s) => schemaArbitrary(doc, s, depth + 1)));
   }
-  if (Array.isArray(schema.type)) return fc.oneof(...(schema.type as string[]).map((type) => schemaArbitrary(doc, { ...schema, type }, depth + 1)));
+  if (Array.isArray(schema.type))
+    return fc.oneof(...(schema.type as string[]).map((type) => schemaArbitrary(doc, { ...schema, type }, depth + 1)));
   switch (schema.type) {
     case 'string':
       return stringArbitrary(schema);
@@ -35,7 +38,10 @@ export function schemaArbitrary(doc: unknown, raw: unknown, depth = 0): Arbitrar
       return fc.constant(null);
     case 'array': {
       const minLength = bound(schema.minItems, 0);
-      return fc.array(schemaArbitrary(doc, schema.items ?? {}, depth + 1), { minLength, maxLength: Math.min(bound(schema.maxItems, 3), Math.max(minLength, 3)) });
+      return fc.array(schemaArbitrary(doc, schema.items ?? {}, depth + 1), {
+        minLength,
+        maxLength: Math.min(bound(schema.maxItems, 3), Math.max(minLength, 3)),
+      });
     }
     case 'object':
       return objectArbitrary(doc, schema, depth);
@@ -47,14 +53,14 @@ export function schemaArbitrary(doc: unknown, raw: unknown, depth = 0): Arbitrar
 function objectArbitrary(doc: unknown, schema: Json, depth: number): Arbitrary {
   const properties = (schema.properties ?? {}) as Json;
   const required = new Set<string>((schema.required ?? []) as string[]);
-  const fixed = fc.record(
-    Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, schemaArbitrary(doc, s, depth + 1)])),
-    { requiredKeys: Object.keys(properties).filter((name) => required.has(name)) },
-  );
+  const fixed = fc.record(Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, schemaArbitrary(doc, s, depth + 1)])), {
+    requiredKeys: Object.keys(properties).filter((name) => required.has(name)),
+  });
   if (!isObject(schema.additionalProperties)) return fixed.map((v) => ({ ...(v as Json) }));
-  const key = isObject(schema.propertyNames) && typeof schema.propertyNames.pattern === 'string'
-    ? safeStringMatching(schema.propertyNames.pattern, 64)
-    : fc.string({ minLength: 1, maxLength: 16 });
+  const key =
+    isObject(schema.propertyNames) && typeof schema.propertyNames.pattern === 'string'
+      ? safeStringMatching(schema.propertyNames.pattern, 64)
+      : fc.string({ minLength: 1, maxLength: 16 });
   const extra = fc.dictionary(key, schemaArbitrary(doc, schema.additionalProperties, depth + 1), { maxKeys: 3 });
   return fc.tuple(fixed, extra).map(([a, b]) => ({ ...(b as Json), ...(a as Json) }));
 }
@@ -65,7 +71,9 @@ function stringArbitrary(schema: Json): Arbitrary {
   const fits = (s: string) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity);
   switch (schema.format) {
     case 'date':
-      return fc.date({ min: new Date('1700-01-01'), max: new Date('2100-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      return fc
+        .date({ min: new Date('1700-01-01'), max: new Date('2100-12-31'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
     case 'date-time':
       return fc.date({ min: new Date('1970-01-01'), max: new Date('2100-12-31'), noInvalidDate: true }).map((d) => d.toISOString());
     case 'uri':

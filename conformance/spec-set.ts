@@ -1,6 +1,13 @@
 import { createResponseChecker, type ResponseChecker } from '../src/lib/contract/response-check.ts';
 import { createSpecValidator } from '../src/lib/spec-ajv.ts';
-import { INTERFACES, listOperations, loadSpec, type InterfaceName, type OpenApiDocument, type OperationEntry } from '../src/lib/spec-catalog.ts';
+import {
+  INTERFACES,
+  listOperations,
+  loadSpec,
+  type InterfaceName,
+  type OpenApiDocument,
+  type OperationEntry,
+} from '../src/lib/spec-catalog.ts';
 
 export type SpecValidator = ReturnType<typeof createSpecValidator>;
 
@@ -45,8 +52,12 @@ export function loadSpecSet(): SpecSet {
   const index = new Map(specs.flatMap((spec) => spec.operations.map((op) => [op.operationId, { spec, op }] as const)));
   const rateLimit = byName.get('rate-limit');
   const responses = rateLimit?.document[GATEWAY_RESPONSES] as Record<string, unknown> | undefined;
-  const gateway = rateLimit && responses
-    ? { spec: rateLimit, op: { operationId: GATEWAY_RESPONSES, method: 'get' as const, path: '/', operation: { responses }, roles: ['gateway'] } }
-    : undefined;
+  const gateway =
+    rateLimit && responses
+      ? {
+          spec: rateLimit,
+          op: { operationId: GATEWAY_RESPONSES, method: 'get' as const, path: '/', operation: { responses }, roles: ['gateway'] },
+        }
+      : undefined;
   return { specs, byName, find: (operationId) => index.get(operationId), gateway };
 }

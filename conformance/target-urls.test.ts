@@ -30,14 +30,31 @@ const deadPort = async (): Promise<number> => (await findFreePorts(1))[0]!;
 
 t.test('withoutCredentials leaves out the user and password, and nothing else', async (t) => {
   t.equal(withoutCredentials(`http://u:${SECRET}@127.0.0.1:1`), 'http://127.0.0.1:1');
-  t.equal(withoutCredentials(`https://u:p@ss:${SECRET}@device.example:8443/x?a=b@c`), 'https://device.example:8443/x?a=b@c', "up to the last '@' before the path, as URL parses it");
-  t.equal(withoutCredentials('http://host:8080/path?email=a@b.example'), 'http://host:8080/path?email=a@b.example', "an '@' after the host is not a user");
-  t.equal(withoutCredentials(`fetch failed: http://u:${SECRET}@h:1/x and http://v:w@k:2`), 'fetch failed: http://h:1/x and http://k:2', 'every URL of a message');
+  t.equal(
+    withoutCredentials(`https://u:p@ss:${SECRET}@device.example:8443/x?a=b@c`),
+    'https://device.example:8443/x?a=b@c',
+    "up to the last '@' before the path, as URL parses it",
+  );
+  t.equal(
+    withoutCredentials('http://host:8080/path?email=a@b.example'),
+    'http://host:8080/path?email=a@b.example',
+    "an '@' after the host is not a user",
+  );
+  t.equal(
+    withoutCredentials(`fetch failed: http://u:${SECRET}@h:1/x and http://v:w@k:2`),
+    'fetch failed: http://h:1/x and http://k:2',
+    'every URL of a message',
+  );
 });
 
 t.test('an unreachable target with a user and password: its line names the URL without them', async (t) => {
   const [a, b] = [await deadPort(), await deadPort()];
-  const { code, stdout, stderr } = await run(['--target', `gateway=http://u:${SECRET}@127.0.0.1:${a}`, '--compare', `http://u:${SECRET}@127.0.0.1:${b}`]);
+  const { code, stdout, stderr } = await run([
+    '--target',
+    `gateway=http://u:${SECRET}@127.0.0.1:${a}`,
+    '--compare',
+    `http://u:${SECRET}@127.0.0.1:${b}`,
+  ]);
   t.equal(code, EXIT_STATUS.unreachable);
   t.same(stderr.trimEnd().split('\n'), [
     `cannot reach gateway at http://127.0.0.1:${a}: connection refused — is it running? (set with --target gateway=<url>)`,
@@ -54,30 +71,71 @@ t.test('a target with a user and password: no report prints them (TAP, summary, 
   const withUser = plain.replace('://', `://u:${SECRET}@`);
   const json = join(dir, 'out.json');
   const junit = join(dir, 'out.xml');
-  const { stdout, stderr } = await run(['--target', withUser, '--compare', `rate-limit=${withUser}`, '--spec', 'rate-limit', '--no-scenarios', '--fuzz-runs', '0', '--seed', '5', '--json', json, '--report', junit]);
+  const { stdout, stderr } = await run([
+    '--target',
+    withUser,
+    '--compare',
+    `rate-limit=${withUser}`,
+    '--spec',
+    'rate-limit',
+    '--no-scenarios',
+    '--fuzz-runs',
+    '0',
+    '--seed',
+    '5',
+    '--json',
+    json,
+    '--report',
+    junit,
+  ]);
   t.match(stdout, `# targets: ${plain}\n`, 'the TAP header names the URL');
   t.match(stdout, `differential: A = ${plain}, B = rate-limit=${plain}:`, 'so does the differential report');
   t.match(stdout, /# compare target: (PASS|FAIL): /, 'the compare headline');
   const report = readFileSync(json, 'utf8');
   t.same(JSON.parse(report).targets, { '*': plain });
   t.same(JSON.parse(report).differential.targets, { 'rate-limit': plain });
-  for (const [name, text] of Object.entries({ stdout, stderr, json: report, junit: readFileSync(junit, 'utf8') })) t.notMatch(text, SECRET, `${name}: no password`);
+  for (const [name, text] of Object.entries({ stdout, stderr, json: report, junit: readFileSync(junit, 'utf8') }))
+    t.notMatch(text, SECRET, `${name}: no password`);
 });
 
 t.test('a transport error that quotes the URL (fetch refuses URLs with credentials) is printed without them', async (t) => {
   const { system } = await startTestSystem(t, { config: { validateResponses: false } });
   const withUser = system.url('gateway').replace('://', `://u:${SECRET}@`);
-  const result = await runConformance({ targets: { 'rate-limit': withUser }, interfaces: ['rate-limit'], scenarios: [], fuzzRuns: 0, seed: 5, env: {}, transport: createFetchClient });
-  const messages = result.operations.flatMap((o) => o.probes).flatMap((p) => p.violations).map((v) => v.message);
-  t.ok(messages.some((m) => /no answer from http:\/\/127\.0\.0\.1:\d+: .*credentials/.test(m)), 'the requests failed, and say why');
-  const printed = [toTap(result), toJUnit(result, []), JSON.stringify(toJsonSummary(result)), ...summaryLines(result), ...coverageLines(result)].join('\n');
+  const result = await runConformance({
+    targets: { 'rate-limit': withUser },
+    interfaces: ['rate-limit'],
+    scenarios: [],
+    fuzzRuns: 0,
+    seed: 5,
+    env: {},
+    transport: createFetchClient,
+  });
+  const messages = result.operations
+    .flatMap((o) => o.probes)
+    .flatMap((p) => p.violations)
+    .map((v) => v.message);
+  t.ok(
+    messages.some((m) => /no answer from http:\/\/127\.0\.0\.1:\d+: .*credentials/.test(m)),
+    'the requests failed, and say why',
+  );
+  const printed = [
+    toTap(result),
+    toJUnit(result, []),
+    JSON.stringify(toJsonSummary(result)),
+    ...summaryLines(result),
+    ...coverageLines(result),
+  ].join('\n');
   t.notMatch(printed, SECRET);
 });
 
 t.test('a target URL that does not parse is a usage error naming --target or --compare', async (t) => {
   t.throws(() => parseTargets(['http://[::1:1']), { message: '--target http://[::1:1: not a valid URL' });
   t.throws(() => parseTargets(['gateway=http://[::1:1'], '--compare'), { message: '--compare gateway=http://[::1:1: not a valid URL' });
-  t.throws(() => parseTargets([`http://u:${SECRET}@[::1:1`]), { message: '--target http://[::1:1: not a valid URL' }, 'without the password');
+  t.throws(
+    () => parseTargets([`http://u:${SECRET}@[::1:1`]),
+    { message: '--target http://[::1:1: not a valid URL' },
+    'without the password',
+  );
 
   const target = await run(['--target', 'http://[::1:1']);
   t.equal(target.code, EXIT_STATUS.usage);

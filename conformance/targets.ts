@@ -35,14 +35,20 @@ export function parseTargets(values: readonly string[], option = '--target'): Pa
     }
     const eq = value.indexOf('=');
     const [key, url] = eq > 0 && !/^https?:/.test(value) ? [value.slice(0, eq), value.slice(eq + 1)] : ['*', value];
-    if (key !== '*' && !KEYS.has(key)) throw new Error(`${option} ${key}=...: ${key} is neither a role (${ROLE_NAMES.join(', ')}) nor an interface (${INTERFACES.map((i) => i.name).join(', ')})`);
+    if (key !== '*' && !KEYS.has(key))
+      throw new Error(
+        `${option} ${key}=...: ${key} is neither a role (${ROLE_NAMES.join(', ')}) nor an interface (${INTERFACES.map((i) => i.name).join(', ')})`,
+      );
     const shown = `${key === '*' ? '' : `${key}=`}${withoutCredentials(url)}`;
     if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`${option} ${shown}: expected an http(s) URL, 'reference', or key=url`);
     if (!URL.canParse(url)) throw new Error(`${option} ${shown}: not a valid URL`);
     if (map[key] !== undefined) throw new Error(`${option}: ${key === '*' ? 'the default URL' : key} is given twice`);
     map[key] = url.replace(/\/+$/, '');
   }
-  if (reference && prism) throw new Error(`${option} reference and ${option} prism are two targets: ${option === '--target' ? 'use --compare for the second' : 'give one with --target'}`);
+  if (reference && prism)
+    throw new Error(
+      `${option} reference and ${option} prism are two targets: ${option === '--target' ? 'use --compare for the second' : 'give one with --target'}`,
+    );
   const started = reference ? 'reference' : prism ? 'prism' : undefined;
   if (started && Object.keys(map).length > 0) throw new Error(`${option} ${started} starts every role itself; don't mix it with URLs`);
   return { reference, prism, map };

@@ -27,7 +27,15 @@ export type VerdictOptions = {
  * `knownFailure` (fails only as the known-failures list says), `skipped` (no target, no credentials,
  * safe mode), and the documented statuses nothing covered.
  */
-export type OperationCounts = { operations: number; conformant: number; notImplemented: number; failing: number; knownFailure: number; skipped: number; uncoveredStatuses: number };
+export type OperationCounts = {
+  operations: number;
+  conformant: number;
+  notImplemented: number;
+  failing: number;
+  knownFailure: number;
+  skipped: number;
+  uncoveredStatuses: number;
+};
 
 /** One operation's class across its roles: a failure anywhere wins, then a known failure, then a 501, then a pass. */
 function classOf(results: readonly OperationResult[]): keyof Omit<OperationCounts, 'operations' | 'uncoveredStatuses'> {
@@ -40,7 +48,15 @@ function classOf(results: readonly OperationResult[]): keyof Omit<OperationCount
 }
 
 export function operationCounts(result: RunResult): OperationCounts {
-  const counts: OperationCounts = { operations: 0, conformant: 0, notImplemented: 0, failing: 0, knownFailure: 0, skipped: 0, uncoveredStatuses: uncovered(result.coverage).length };
+  const counts: OperationCounts = {
+    operations: 0,
+    conformant: 0,
+    notImplemented: 0,
+    failing: 0,
+    knownFailure: 0,
+    skipped: 0,
+    uncoveredStatuses: uncovered(result.coverage).length,
+  };
   for (const results of Map.groupBy(result.operations, (o) => `${o.interface} ${o.operationId}`).values()) {
     counts.operations++;
     counts[classOf(results)]++;
@@ -64,7 +80,8 @@ export function verdict(result: RunResult, options: VerdictOptions = {}): Verdic
   const conflicts = (options.differences ?? []).filter((d) => d.conflict).length;
   if (conflicts > 0) reasons.push(`${conflicts} conflicting difference${conflicts === 1 ? '' : 's'} between the targets`);
   const notImplemented = t.operations.notImplemented + t.scenarios.notImplemented;
-  if ((options.requireImplemented || options.strict) && notImplemented > 0) reasons.push(`${notImplemented} not implemented (--require-implemented)`);
+  if ((options.requireImplemented || options.strict) && notImplemented > 0)
+    reasons.push(`${notImplemented} not implemented (--require-implemented)`);
   const missing = uncovered(result.coverage).length;
   if (options.requireCoverage && missing > 0) reasons.push(`${missing} documented statuses not covered (--require-coverage)`);
   return { ok: reasons.length === 0, reasons };

@@ -13,7 +13,12 @@ export function createCatchAllHandler(): HttpHandler {
     const url = new URL(request.url);
     const where = `${request.method} ${url.origin}${url.pathname}`;
     return HttpResponse.json(
-      { type: 'about:blank', title: 'Not mocked', status: 501, detail: `No Portolan mock handler answers ${where}: no operation of the mocked specs has this method and path at this base URL.` },
+      {
+        type: 'about:blank',
+        title: 'Not mocked',
+        status: 501,
+        detail: `No Portolan mock handler answers ${where}: no operation of the mocked specs has this method and path at this base URL.`,
+      },
       { status: 501, headers: { 'content-type': 'application/problem+json' } },
     );
   });

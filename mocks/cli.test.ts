@@ -19,7 +19,8 @@ const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
 // the roles not under test get PORTOLAN_<ROLE>_PORT=0.
 const mockPortOf = (role: RoleName) => ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT;
 /** The settings that put every role except `except` on a free port of the OS's choosing. */
-const othersOnFreePorts = (...except: RoleName[]) => Object.fromEntries(ROLE_NAMES.filter((role) => !except.includes(role)).map((role) => [portSettingOf(role), '0']));
+const othersOnFreePorts = (...except: RoleName[]) =>
+  Object.fromEntries(ROLE_NAMES.filter((role) => !except.includes(role)).map((role) => [portSettingOf(role), '0']));
 /** A --port-offset that puts `role` on a port reserved just now, and that port. */
 async function offsetOnto(role: RoleName): Promise<{ offset: number; port: number }> {
   const [port] = await findFreePorts(1);
@@ -70,7 +71,11 @@ async function occupy(t: TapTest): Promise<{ port: number; release(): Promise<vo
   return { port: (server.address() as AddressInfo).port, release };
 }
 
-const refuses = (port: number) => fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true);
+const refuses = (port: number) =>
+  fetch(`http://127.0.0.1:${port}/health`).then(
+    () => false,
+    () => true,
+  );
 const listeners = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
 /**
  * The number of listeners once closing ones are gone: a closed server's handle is released in the close
@@ -94,13 +99,17 @@ t.test('--help lists the interfaces, the role ports and the port settings', asyn
 t.test('an unknown interface is refused in one line with the known ones', async (t) => {
   const run = runInProcess(t, ['maping']);
   t.equal(await run.exited, 2);
-  t.same(run.err, ['Unknown interface maping; known: mapping, topology, snapshots, client-registration, rate-limit, device-config, health, access-session. (--help lists the options)']);
+  t.same(run.err, [
+    'Unknown interface maping; known: mapping, topology, snapshots, client-registration, rate-limit, device-config, health, access-session. (--help lists the options)',
+  ]);
 });
 
 t.test('a port offset that leaves the port range names the first role out of range and the flag', async (t) => {
   const run = runInProcess(t, ['--port-offset', '60000']);
   t.equal(await run.exited, 2);
-  t.same(run.err, ["The gateway mock's port 9080 + 60000 = 69080 is outside 1..65535: change --port-offset, or set PORTOLAN_GATEWAY_PORT."]);
+  t.same(run.err, [
+    "The gateway mock's port 9080 + 60000 = 69080 is outside 1..65535: change --port-offset, or set PORTOLAN_GATEWAY_PORT.",
+  ]);
   const low = runInProcess(t, ['device-config', '--port-offset', '-9100']);
   t.equal(await low.exited, 2);
   t.same(low.err, ["The device mock's port 9100 - 9100 = 0 is outside 1..65535: change --port-offset, or set PORTOLAN_DEVICE_PORT."]);
@@ -116,7 +125,10 @@ t.test('a negative port offset moves every role down (worked out, not bound: suc
   const ports = resolveMockPorts(['gateway', 'login'], -1500, { PORTOLAN_LOGIN_PORT: '0' });
   t.same(ports, {
     ok: true,
-    value: { gateway: { port: 7580, from: 'offset', setting: 'PORTOLAN_GATEWAY_PORT' }, login: { port: 0, from: 'setting', setting: 'PORTOLAN_LOGIN_PORT' } },
+    value: {
+      gateway: { port: 7580, from: 'offset', setting: 'PORTOLAN_GATEWAY_PORT' },
+      login: { port: 0, from: 'setting', setting: 'PORTOLAN_LOGIN_PORT' },
+    },
   });
 });
 
@@ -127,7 +139,11 @@ t.test('a port offset moves the roles; a port setting wins over it for its role'
   t.same(run.err, []);
   t.equal(urlOf(run.out, 'gateway'), `http://127.0.0.1:${gateway.port}`, 'the gateway moved by the offset');
   const mapping = urlOf(run.out, 'mapping')!;
-  t.not(mapping, `http://127.0.0.1:${mockPortOf('mapping') + gateway.offset}`, 'the mapping role took its setting (0: a free port), not the offset');
+  t.not(
+    mapping,
+    `http://127.0.0.1:${mockPortOf('mapping') + gateway.offset}`,
+    'the mapping role took its setting (0: a free port), not the offset',
+  );
   const response = await fetch(`${mapping}/api/charts`);
   t.equal(response.status, 200);
   t.match(await response.json(), { status: 'success' });
@@ -151,9 +167,14 @@ t.test('a role port in use is one line naming the role, the port and the setting
   const { port: taken } = await occupy(t);
   const gateway = await offsetOnto('gateway');
   const before = await listenersSettled();
-  const run = runInProcess(t, ['health', '--port-offset', String(gateway.offset)], { ...othersOnFreePorts('gateway', 'mapping'), PORTOLAN_MAPPING_PORT: String(taken) });
+  const run = runInProcess(t, ['health', '--port-offset', String(gateway.offset)], {
+    ...othersOnFreePorts('gateway', 'mapping'),
+    PORTOLAN_MAPPING_PORT: String(taken),
+  });
   t.equal(await run.exited, 2, 'a person fixes it: exit 2, as portolan start');
-  t.same(run.err, [`The mapping role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_MAPPING_PORT to another port (0 picks a free one).`]);
+  t.same(run.err, [
+    `The mapping role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_MAPPING_PORT to another port (0 picks a free one).`,
+  ]);
   t.same(run.out, []);
   t.equal(await listenersSettled(before), before, 'the gateway front and the Prism servers started before are closed');
   t.ok(await refuses(gateway.port), 'the gateway port is free again');
@@ -168,24 +189,36 @@ t.test('a role port in use because of the offset also says to change the offset,
   ]);
 });
 
-t.test('an address that is not this machine\'s is one line naming --host, exit 2', async (t) => {
+t.test("an address that is not this machine's is one line naming --host, exit 2", async (t) => {
   const run = runInProcess(t, ['health', '--host', '192.0.2.1'], othersOnFreePorts()); // TEST-NET-1: never local
   t.equal(await run.exited, 2);
-  t.same(run.err, ['The gateway role cannot listen on 192.0.2.1: this machine has no such address. Set --host to one of its addresses (127.0.0.1 or 0.0.0.0).']);
+  t.same(run.err, [
+    'The gateway role cannot listen on 192.0.2.1: this machine has no such address. Set --host to one of its addresses (127.0.0.1 or 0.0.0.0).',
+  ]);
 });
 
-t.test('every listen failure is the line portolan start gives, with the mock\'s flags: a privileged port names the port, not --host', async (t) => {
-  const failure = (code: string, port: number) => new MockListenError('device', '127.0.0.1', port, Object.assign(new Error(code), { code }));
-  const fromSetting = { port: 80, from: 'setting', setting: 'PORTOLAN_DEVICE_PORT' } as const;
-  const fromOffset = { port: 80, from: 'offset', setting: 'PORTOLAN_DEVICE_PORT' } as const;
-  t.equal(listenFailureLine(failure('EACCES', 80), fromSetting), 'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023.');
-  t.equal(
-    listenFailureLine(failure('EACCES', 80), fromOffset),
-    'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023. Or change --port-offset (it moves every role).',
-  );
-  t.equal(listenFailureLine(failure('EMFILE', 80), fromSetting), 'The device role cannot listen on 127.0.0.1:80 (EMFILE). Check PORTOLAN_DEVICE_PORT and --host.');
-  t.notMatch(listenFailureLine(failure('EACCES', 80), fromSetting), /PORTOLAN_HOST/);
-});
+t.test(
+  "every listen failure is the line portolan start gives, with the mock's flags: a privileged port names the port, not --host",
+  async (t) => {
+    const failure = (code: string, port: number) =>
+      new MockListenError('device', '127.0.0.1', port, Object.assign(new Error(code), { code }));
+    const fromSetting = { port: 80, from: 'setting', setting: 'PORTOLAN_DEVICE_PORT' } as const;
+    const fromOffset = { port: 80, from: 'offset', setting: 'PORTOLAN_DEVICE_PORT' } as const;
+    t.equal(
+      listenFailureLine(failure('EACCES', 80), fromSetting),
+      'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023.',
+    );
+    t.equal(
+      listenFailureLine(failure('EACCES', 80), fromOffset),
+      'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023. Or change --port-offset (it moves every role).',
+    );
+    t.equal(
+      listenFailureLine(failure('EMFILE', 80), fromSetting),
+      'The device role cannot listen on 127.0.0.1:80 (EMFILE). Check PORTOLAN_DEVICE_PORT and --host.',
+    );
+    t.notMatch(listenFailureLine(failure('EACCES', 80), fromSetting), /PORTOLAN_HOST/);
+  },
+);
 
 t.test('in this process: every role answers, the start prints only the table, and a stop closes every port', async (t) => {
   const { env, ports } = await everyRoleOnFreePorts();
@@ -234,7 +267,8 @@ t.test('npm run mock: one process with no children serves every role, and SIGTER
   // A free port found here may be taken by a test running beside this one before the child binds it (the
   // child then says so in one line and exits 2): that is the test's race, not the command's, so try again.
   let run = await startMockChild(t);
-  for (let retry = 0; retry < 3 && !run.ready && run.err.some((line) => line.includes('the port is in use')); retry++) run = await startMockChild(t);
+  for (let retry = 0; retry < 3 && !run.ready && run.err.some((line) => line.includes('the port is in use')); retry++)
+    run = await startMockChild(t);
   const { child, exited, out, err, ports } = run;
   t.ok(run.ready, `the mocks started (stderr: ${err.join(' | ') || 'empty'})`);
   if (!run.ready) return;
@@ -244,7 +278,11 @@ t.test('npm run mock: one process with no children serves every role, and SIGTER
     await response.body?.cancel();
   }
   // `ps --ppid` lists a process's children (and exits 1 when there are none).
-  t.equal(spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim(), '', 'the mocks started no child process');
+  t.equal(
+    spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim(),
+    '',
+    'the mocks started no child process',
+  );
   t.same(err, [], 'nothing on stderr');
   t.notMatch(out.join('\n'), ERRORISH);
   child.kill('SIGTERM');

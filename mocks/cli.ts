@@ -38,7 +38,15 @@ Settings: ${ROLE_NAMES.map(portSettingOf).join(', ')}
   set one role's port (the settings of \`portolan start\`; 0 picks a free port); a setting wins over --port-offset.
 `;
 
-type MockArgs = { interfaces: InterfaceName[]; offset: number; dynamic: boolean; seed?: string; host: string; logLevel: 'error' | 'warn'; help: boolean };
+type MockArgs = {
+  interfaces: InterfaceName[];
+  offset: number;
+  dynamic: boolean;
+  seed?: string;
+  host: string;
+  logLevel: 'error' | 'warn';
+  help: boolean;
+};
 
 /** `--port-offset -1500` as one token, so the negative number is not read as an option. */
 function joinNegativeValues(argv: readonly string[]): string[] {
@@ -70,7 +78,13 @@ function parseMockArgs(argv: readonly string[]): { ok: true; value: MockArgs } |
     return { ok: false, error: (error as Error).message.split('\n')[0]! };
   }
   const { values, positionals } = parsed;
-  const base = { offset: 0, dynamic: values.dynamic ?? false, host: values.host ?? '127.0.0.1', logLevel: 'error' as const, help: values.help ?? false };
+  const base = {
+    offset: 0,
+    dynamic: values.dynamic ?? false,
+    host: values.host ?? '127.0.0.1',
+    logLevel: 'error' as const,
+    help: values.help ?? false,
+  };
   if (base.help) return { ok: true, value: { ...base, interfaces: [] } };
   let interfaces: InterfaceName[];
   try {
@@ -79,10 +93,15 @@ function parseMockArgs(argv: readonly string[]): { ok: true; value: MockArgs } |
     return { ok: false, error: (error as Error).message };
   }
   const offsetText = values['port-offset'] ?? '0';
-  if (!/^[+-]?\d{1,6}$/.test(offsetText)) return { ok: false, error: `--port-offset must be an integer (e.g. 100 or -1500), got '${offsetText.slice(0, 20)}'.` };
+  if (!/^[+-]?\d{1,6}$/.test(offsetText))
+    return { ok: false, error: `--port-offset must be an integer (e.g. 100 or -1500), got '${offsetText.slice(0, 20)}'.` };
   const logLevel = values['log-level'] ?? 'error';
-  if (logLevel !== 'error' && logLevel !== 'warn') return { ok: false, error: `--log-level must be error or warn, got '${logLevel.slice(0, 20)}'.` };
-  return { ok: true, value: { ...base, interfaces, offset: Number(offsetText), logLevel, ...(values.seed !== undefined ? { seed: values.seed } : {}) } };
+  if (logLevel !== 'error' && logLevel !== 'warn')
+    return { ok: false, error: `--log-level must be error or warn, got '${logLevel.slice(0, 20)}'.` };
+  return {
+    ok: true,
+    value: { ...base, interfaces, offset: Number(offsetText), logLevel, ...(values.seed !== undefined ? { seed: values.seed } : {}) },
+  };
 }
 
 /**
@@ -120,7 +139,8 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
       host,
       ...(dynamic ? { dynamic: true } : {}),
       ...(seed !== undefined ? { seed } : {}),
-      onLog: (name, entry) => (entry.level === 'error' || entry.level === 'fatal' ? io.stderr : io.stdout)(`[${name}] ${entry.level} ${entry.message}\n`),
+      onLog: (name, entry) =>
+        (entry.level === 'error' || entry.level === 'fatal' ? io.stderr : io.stdout)(`[${name}] ${entry.level} ${entry.message}\n`),
     });
   } catch (error) {
     if (error instanceof MockListenError) {

@@ -13,10 +13,12 @@ export function withExampleCredentials(doc: OpenApiDocument, op: OperationEntry,
   const out = { ...headers };
   for (const name of Object.keys(first)) {
     const scheme = resolveRef<SecurityScheme>(doc, doc.components?.securitySchemes?.[name]) ?? {};
-    if (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'basic') out.authorization = `Basic ${Buffer.from('admin:example-password').toString('base64')}`;
+    if (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'basic')
+      out.authorization = `Basic ${Buffer.from('admin:example-password').toString('base64')}`;
     else if (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer') out.authorization = 'Bearer example-token';
     else if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name) out[scheme.name.toLowerCase()] = 'example-token';
-    else if (scheme.type === 'apiKey' && scheme.in === 'cookie' && scheme.name) out.cookie = `${out.cookie ? `${out.cookie}; ` : ''}${scheme.name}=example-session`;
+    else if (scheme.type === 'apiKey' && scheme.in === 'cookie' && scheme.name)
+      out.cookie = `${out.cookie ? `${out.cookie}; ` : ''}${scheme.name}=example-session`;
   }
   return out;
 }

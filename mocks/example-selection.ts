@@ -8,6 +8,7 @@ export type ExampleChoice = { status?: number; example?: string };
 /** A declared answer, ready to send. */
 export type ChosenAnswer = { status: number; mediaType?: string; body?: unknown; headers: Record<string, string> };
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 /**
@@ -18,7 +19,10 @@ export function parsePrefer(header: string | null): ExampleChoice {
   const choice: ExampleChoice = {};
   for (const part of (header ?? '').split(/[,;]/)) {
     const [key, ...rest] = part.trim().split('=');
-    const value = rest.join('=').trim().replace(/^"(.*)"$/, '$1');
+    const value = rest
+      .join('=')
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     if (key === 'code' && /^\d{3}$/.test(value)) choice.status = Number(value);
     if (key === 'example' && value) choice.example = value;
   }
@@ -32,13 +36,22 @@ export function parsePrefer(header: string | null): ExampleChoice {
  * the 2xx answers first, then the others. Declared response headers get their example values.
  * A choice the spec cannot satisfy is a mistake in the test, so it comes back as a message.
  */
-export function chooseAnswer(doc: OpenApiDocument, op: OperationEntry, choice: ExampleChoice, accept: string | null): ChosenAnswer | { error: string } {
+export function chooseAnswer(
+  doc: OpenApiDocument,
+  op: OperationEntry,
+  choice: ExampleChoice,
+  accept: string | null,
+): ChosenAnswer | { error: string } {
   const responses = (op.operation.responses ?? {}) as Json;
-  const declared = Object.keys(responses).filter((s) => /^\d{3}$/.test(s)).map(Number).sort((a, b) => a - b);
+  const declared = Object.keys(responses)
+    .filter((s) => /^\d{3}$/.test(s))
+    .map(Number)
+    .sort((a, b) => a - b);
   const ordered = [...declared.filter((s) => s >= 200 && s < 300), ...declared.filter((s) => s < 200 || s >= 300)];
   let statuses: number[];
   if (choice.status !== undefined) {
-    if (!declared.includes(choice.status)) return { error: `${op.operationId} declares no ${choice.status} answer; it declares ${declared.join(', ')}.` };
+    if (!declared.includes(choice.status))
+      return { error: `${op.operationId} declares no ${choice.status} answer; it declares ${declared.join(', ')}.` };
     statuses = [choice.status];
   } else {
     statuses = choice.example === undefined ? ordered.slice(0, 1) : ordered;
@@ -61,21 +74,30 @@ export function chooseAnswer(doc: OpenApiDocument, op: OperationEntry, choice: E
     }
   }
   const where = choice.status !== undefined ? `its ${choice.status} answer` : 'any answer';
-  return { error: `${op.operationId} has no example named '${choice.example}' in ${where}; it has ${listExamples(doc, responses).join(', ') || 'none'}.` };
+  return {
+    error: `${op.operationId} has no example named '${choice.example}' in ${where}; it has ${listExamples(doc, responses).join(', ') || 'none'}.`,
+  };
 }
 
 /** Declared media types, those the Accept header asks for first (in its order, q=0 excluded). */
 function preferredOrder(mediaTypes: string[], accept: string | null): string[] {
   if (!accept) return mediaTypes;
-  const wanted = accept.split(',')
+  const wanted = accept
+    .split(',')
     .map((part) => {
       const [range, ...params] = part.trim().toLowerCase().split(';');
-      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+      const q = Number(
+        params
+          .map((p) => p.trim())
+          .find((p) => p.startsWith('q='))
+          ?.slice(2) ?? 1,
+      );
       return { range: range!.trim(), q: Number.isNaN(q) ? 1 : q };
     })
     .filter((w) => w.q > 0)
     .sort((a, b) => b.q - a.q);
-  const matches = (range: string, type: string) => range === '*/*' || range === type.toLowerCase() || (range.endsWith('/*') && type.toLowerCase().startsWith(range.slice(0, -1)));
+  const matches = (range: string, type: string) =>
+    range === '*/*' || range === type.toLowerCase() || (range.endsWith('/*') && type.toLowerCase().startsWith(range.slice(0, -1)));
   const first = wanted.flatMap((w) => mediaTypes.filter((m) => matches(w.range, m)));
   return [...new Set([...first, ...mediaTypes])];
 }
@@ -92,7 +114,13 @@ function declaredHeaders(doc: OpenApiDocument, response: Json): Record<string, s
 }
 
 function listExamples(doc: OpenApiDocument, responses: Json): string[] {
-  return [...new Set(Object.entries(responses).flatMap(([status, raw]) =>
-    Object.values((resolveRef<Json>(doc, raw)?.content ?? {}) as Json).flatMap((media: Json) =>
-      Object.keys(isObject(media.examples) ? media.examples : {}).map((name) => `${name} (${status})`))))];
+  return [
+    ...new Set(
+      Object.entries(responses).flatMap(([status, raw]) =>
+        Object.values((resolveRef<Json>(doc, raw)?.content ?? {}) as Json).flatMap((media: Json) =>
+          Object.keys(isObject(media.examples) ? media.examples : {}).map((name) => `${name} (${status})`),
+        ),
+      ),
+    ),
+  ];
 }

@@ -10,7 +10,11 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  * `host` and `content-length` a socket would have carried, the same fields as a raw list, the body as
  * a stream (undefined when empty), the request's own abort signal, and no connection to control.
  */
-export async function toStagedRequest(request: Request, target: { path: string; search: string }, requestId: string): Promise<StagedRequest> {
+export async function toStagedRequest(
+  request: Request,
+  target: { path: string; search: string },
+  requestId: string,
+): Promise<StagedRequest> {
   const bytes = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
   const headers: Record<string, string> = { host: new URL(request.url).host, ...Object.fromEntries(request.headers) };
   if (bytes && bytes.length > 0) headers['content-length'] = String(bytes.length);
@@ -39,7 +43,11 @@ export function toFetchResponse(response: HandlerResponse & Pick<StageResponse, 
       if (!FRAMING.has(name.toLowerCase())) fields.append(name, response.rawHeaders[i + 1] ?? '');
     }
     const stream = response.body instanceof Readable ? (Readable.toWeb(response.body) as ReadableStream<Uint8Array>) : null;
-    return new Response(NULL_BODY.has(response.status) ? null : stream, { status: response.status, ...(response.statusText ? { statusText: response.statusText } : {}), headers: fields });
+    return new Response(NULL_BODY.has(response.status) ? null : stream, {
+      status: response.status,
+      ...(response.statusText ? { statusText: response.statusText } : {}),
+      headers: fields,
+    });
   }
   const headers = new Headers({ 'x-request-id': requestId });
   for (const [name, value] of Object.entries(response.headers ?? {})) {

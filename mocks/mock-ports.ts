@@ -17,7 +17,11 @@ export { portSettingOf } from '../src/lib/config.ts';
  * @example
  * resolveMockPorts(['mapping'], -1500, {}) // { ok: true, value: { mapping: { port: 7581, from: 'offset', ... } } }
  */
-export function resolveMockPorts(roles: readonly RoleName[], offset: number, env: Record<string, string | undefined>): Result<Record<RoleName, MockPort>, string> {
+export function resolveMockPorts(
+  roles: readonly RoleName[],
+  offset: number,
+  env: Record<string, string | undefined>,
+): Result<Record<RoleName, MockPort>, string> {
   const ports: Partial<Record<RoleName, MockPort>> = {};
   for (const role of roles) {
     const setting = portSettingOf(role);
@@ -25,7 +29,10 @@ export function resolveMockPorts(roles: readonly RoleName[], offset: number, env
     if (text !== undefined && text !== '') {
       const value = Number(text);
       if (!/^\d+$/.test(text.trim()) || value < portSchema.minimum || value > portSchema.maximum) {
-        return { ok: false, error: `${setting} must be a port number from ${portSchema.minimum} to ${portSchema.maximum} (0 picks a free port), got '${text.slice(0, 20)}'.` };
+        return {
+          ok: false,
+          error: `${setting} must be a port number from ${portSchema.minimum} to ${portSchema.maximum} (0 picks a free port), got '${text.slice(0, 20)}'.`,
+        };
       }
       ports[role] = { port: value, from: 'setting', setting };
       continue;
@@ -33,7 +40,10 @@ export function resolveMockPorts(roles: readonly RoleName[], offset: number, env
     const base = ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT;
     const value = base + offset;
     if (value < 1 || value > portSchema.maximum) {
-      return { ok: false, error: `The ${role} mock's port ${base} ${offset < 0 ? '-' : '+'} ${Math.abs(offset)} = ${value} is outside 1..${portSchema.maximum}: change --port-offset, or set ${setting}.` };
+      return {
+        ok: false,
+        error: `The ${role} mock's port ${base} ${offset < 0 ? '-' : '+'} ${Math.abs(offset)} = ${value} is outside 1..${portSchema.maximum}: change --port-offset, or set ${setting}.`,
+      };
     }
     ports[role] = { port: value, from: 'offset', setting };
   }

@@ -36,7 +36,12 @@ export async function sweepOperations(
           const request = await buildExampleRequest(doc, op);
           const headers = { ...withExampleCredentials(doc, op, request.headers), ...extraHeaders };
           if (accept !== '*/*') headers.accept = accept;
-          const response = await fetch(`${urlOf(role)}${request.url}`, { method: request.method, headers, body: request.body ?? null, redirect: 'manual' });
+          const response = await fetch(`${urlOf(role)}${request.url}`, {
+            method: request.method,
+            headers,
+            body: request.body ?? null,
+            redirect: 'manual',
+          });
           const text = await response.text();
           const contentType = response.headers.get('content-type') ?? '';
           const body = text === '' ? undefined : /json/.test(contentType) ? parseJson(text) : text;
@@ -57,7 +62,9 @@ export async function sweepOperations(
 // First fetch's own `Accept: */*`, then each further media type of the lowest declared 2xx response.
 function acceptVariants(doc: OpenApiDocument, op: OperationEntry): string[] {
   const responses = (op.operation.responses ?? {}) as Record<string, unknown>;
-  const success = Object.keys(responses).filter((s) => /^2\d\d$/.test(s)).sort()[0];
+  const success = Object.keys(responses)
+    .filter((s) => /^2\d\d$/.test(s))
+    .sort()[0];
   const content = success ? (resolveRef<{ content?: Record<string, unknown> }>(doc, responses[success])?.content ?? {}) : {};
   return ['*/*', ...Object.keys(content).slice(1)];
 }

@@ -19,8 +19,8 @@ export const PRISM_DYNAMIC_SEED = 'health-4';
 
 const DEPLOYED_DECLARATION: PrismDeviation = {
   why:
-    'DeployedDeclaration is anyOf [Declaration, {type: object, maxProperties: 0}]. json-schema-faker (Prism --dynamic) '
-    + 'takes the open-object branch, ignores maxProperties: 0 and fills it with random members, so the body matches neither branch.',
+    'DeployedDeclaration is anyOf [Declaration, {type: object, maxProperties: 0}]. json-schema-faker (Prism --dynamic) ' +
+    'takes the open-object branch, ignores maxProperties: 0 and fills it with random members, so the body matches neither branch.',
   violations: [
     "body /declaration: must have required property 'class'",
     "body /declaration: must have required property 'schemaVersion'",
@@ -32,10 +32,15 @@ const DEPLOYED_DECLARATION: PrismDeviation = {
 
 const HEALTH: PrismDeviation = {
   why:
-    'Health ties its fields to `status` with allOf/if/then/else (message only on error; healthy means connected and '
-    + 'available; unhealthy means one of them failed). json-schema-faker ignores if/then/else, so each field is drawn on its '
-    + 'own: here status unhealthy with database connected, services available and a message.',
-  violations: ['body : must NOT be valid', 'body : must match "else" schema', 'body : must NOT be valid', 'body : must match "then" schema'],
+    'Health ties its fields to `status` with allOf/if/then/else (message only on error; healthy means connected and ' +
+    'available; unhealthy means one of them failed). json-schema-faker ignores if/then/else, so each field is drawn on its ' +
+    'own: here status unhealthy with database connected, services available and a message.',
+  violations: [
+    'body : must NOT be valid',
+    'body : must match "else" schema',
+    'body : must NOT be valid',
+    'body : must match "then" schema',
+  ],
 };
 
 /** Generated answers (`Prefer: dynamic=true`, or `--dynamic`, with `--seed health-4`). */

@@ -13,7 +13,12 @@ export type MockFront = { server: Server; port: number; close(): Promise<void> }
  * Paths this role does not serve are answered here (404, or 405 with `Allow`) in Prism's problem
  * shape, because a spec's Prism would otherwise answer a path the spec serves on another role.
  */
-export async function startMockFront(plan: MockRolePlan, prismPorts: ReadonlyMap<InterfaceName, number>, host: string, port: number): Promise<MockFront> {
+export async function startMockFront(
+  plan: MockRolePlan,
+  prismPorts: ReadonlyMap<InterfaceName, number>,
+  host: string,
+  port: number,
+): Promise<MockFront> {
   // Over-long path parameters go to Prism too, which answers them as the spec says (a 400), not the front.
   const routes = createRouteTable(plan.operations, { maxParamLength: UNLIMITED_PARAM_LENGTH });
   const server = createServer((req, res) => {
@@ -23,9 +28,22 @@ export async function startMockFront(plan: MockRolePlan, prismPorts: ReadonlyMap
     if (match) return forward(req, res, prismPorts.get(match.operation.interfaceName)!);
     const allowed = routes.allowedMethods(path);
     if (allowed.length > 0) {
-      return problem(res, 405, PRISM_ERRORS + 'NO_METHOD_MATCHED_ERROR', 'Route resolved, but no method matched', `${req.method} is not served on ${path} by the ${plan.role} role; allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
+      return problem(
+        res,
+        405,
+        `${PRISM_ERRORS}NO_METHOD_MATCHED_ERROR`,
+        'Route resolved, but no method matched',
+        `${req.method} is not served on ${path} by the ${plan.role} role; allowed: ${allowed.join(', ')}.`,
+        { allow: allowed.join(', ') },
+      );
     }
-    problem(res, 404, PRISM_ERRORS + 'NO_PATH_MATCHED_ERROR', 'Route not resolved, no path matched', `No operation of ${plan.interfaces.join(', ')} is served at ${path.slice(0, 200)} on the ${plan.role} role.`);
+    problem(
+      res,
+      404,
+      `${PRISM_ERRORS}NO_PATH_MATCHED_ERROR`,
+      'Route not resolved, no path matched',
+      `No operation of ${plan.interfaces.join(', ')} is served at ${path.slice(0, 200)} on the ${plan.role} role.`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -52,7 +70,13 @@ function forward(req: IncomingMessage, res: ServerResponse, port: number) {
   });
   upstream.on('error', (error) => {
     if (res.headersSent) return res.destroy();
-    problem(res, 502, 'about:blank', 'The Prism mock did not answer', `Prism on port ${port}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`);
+    problem(
+      res,
+      502,
+      'about:blank',
+      'The Prism mock did not answer',
+      `Prism on port ${port}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`,
+    );
   });
   req.pipe(upstream);
 }

@@ -18,5 +18,8 @@ t.test('at error, only error entries come through: no per-request noise, real fa
 });
 
 t.test('at warn, warnings come through too', async (t) => {
-  t.same(logAll('warn').map((e) => e.level), ['warn', 'error']);
+  t.same(
+    logAll('warn').map((e) => e.level),
+    ['warn', 'error'],
+  );
 });

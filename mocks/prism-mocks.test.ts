@@ -11,12 +11,22 @@ const NAMES = INTERFACES.map((i) => i.name);
 
 /** Each answer conforms, or breaks the spec exactly as recorded; every recorded deviation still happens. */
 function assertDeviations(t: TapTest, results: SweepResult[], known: Readonly<Record<string, PrismDeviation>>) {
-  const expectedCalls = NAMES.flatMap((n) => listOperations(loadSpec(n)).flatMap((op) => op.roles.map((role) => `${role} ${op.operationId}`)));
-  t.same([...new Set(results.map((r) => r.key.split(' ').slice(0, 2).join(' ')))], expectedCalls, 'every operation was called on every role that serves it');
+  const expectedCalls = NAMES.flatMap((n) =>
+    listOperations(loadSpec(n)).flatMap((op) => op.roles.map((role) => `${role} ${op.operationId}`)),
+  );
+  t.same(
+    [...new Set(results.map((r) => r.key.split(' ').slice(0, 2).join(' ')))],
+    expectedCalls,
+    'every operation was called on every role that serves it',
+  );
   for (const result of results) {
     t.same(result.violations, known[result.key]?.violations ?? [], `${result.key} -> ${result.status} ${result.contentType}`);
   }
-  t.same(Object.keys(known).filter((key) => !results.some((r) => r.key === key)), [], 'every recorded deviation was exercised');
+  t.same(
+    Object.keys(known).filter((key) => !results.some((r) => r.key === key)),
+    [],
+    'every recorded deviation was exercised',
+  );
 }
 
 // One fleet for everything: Prism takes `Prefer: dynamic=true` per request, and the seed only
@@ -26,7 +36,10 @@ t.test('Prism mocks of all eight specs', async (t) => {
   t.teardown(() => mocks.stop());
 
   t.test('every role is listening and lists the specs it serves', async (t) => {
-    t.same(mocks.roles.map((r) => r.role), ROLE_NAMES);
+    t.same(
+      mocks.roles.map((r) => r.role),
+      ROLE_NAMES,
+    );
     const gateway = mocks.roles.find((r) => r.role === 'gateway')!;
     t.same(gateway.interfaces, ['client-registration', 'rate-limit', 'health', 'access-session', 'mapping']);
     t.same(gateway.viaPool, ['mapping']);
@@ -67,7 +80,11 @@ t.test('Prism mocks of all eight specs', async (t) => {
     const response = await fetch(`${mocks.url('mapping')}/no/such/path`);
     t.equal(response.status, 404);
     t.equal(response.headers.get('content-type'), 'application/problem+json');
-    t.match(await response.json(), { type: 'https://stoplight.io/prism/errors#NO_PATH_MATCHED_ERROR', status: 404, detail: /no\/such\/path/ });
+    t.match(await response.json(), {
+      type: 'https://stoplight.io/prism/errors#NO_PATH_MATCHED_ERROR',
+      status: 404,
+      detail: /no\/such\/path/,
+    });
   });
 
   t.test('an operation of another role is not answered here, though its spec is mocked', async (t) => {

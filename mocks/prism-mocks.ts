@@ -80,13 +80,17 @@ export async function startPrismMocks(options: PrismMocksOptions = {}): Promise<
     await Promise.all(servers.map((s) => s.close()));
   };
   try {
-    const started = await Promise.allSettled(plan.interfaces.map((interfaceName) => startPrismServer({
-      interfaceName,
-      ...(options.dynamic ? { dynamic: true } : {}),
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-      onLog: (entry) => options.onLog?.(interfaceName, entry),
-    })));
+    const started = await Promise.allSettled(
+      plan.interfaces.map((interfaceName) =>
+        startPrismServer({
+          interfaceName,
+          ...(options.dynamic ? { dynamic: true } : {}),
+          ...(options.seed !== undefined ? { seed: options.seed } : {}),
+          ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+          onLog: (entry) => options.onLog?.(interfaceName, entry),
+        }),
+      ),
+    );
     for (const result of started) if (result.status === 'fulfilled') servers.push(result.value);
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
@@ -99,7 +103,13 @@ export async function startPrismMocks(options: PrismMocksOptions = {}): Promise<
       });
       fronts.push(front);
       const shown = host.includes(':') ? `[${host}]` : host;
-      roles.push({ role: role.role, port: front.port, url: `http://${shown}:${front.port}`, interfaces: role.interfaces, viaPool: role.viaPool });
+      roles.push({
+        role: role.role,
+        port: front.port,
+        url: `http://${shown}:${front.port}`,
+        interfaces: role.interfaces,
+        viaPool: role.viaPool,
+      });
     }
     return { roles, url: (role) => roles.find((r) => r.role === role)?.url ?? missing(role), stop };
   } catch (error) {

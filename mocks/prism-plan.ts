@@ -25,7 +25,8 @@ export type MockPlan = { interfaces: InterfaceName[]; roles: MockRolePlan[] };
 export function parseInterfaceNames(names: readonly string[]): InterfaceName[] {
   const known = INTERFACES.map((i) => i.name as string);
   const unknown = names.filter((n) => !known.includes(n));
-  if (unknown.length > 0) throw new Error(`Unknown interface${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; known: ${known.join(', ')}.`);
+  if (unknown.length > 0)
+    throw new Error(`Unknown interface${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; known: ${known.join(', ')}.`);
   return names.length === 0 ? INTERFACES.map((i) => i.name) : [...new Set(names as InterfaceName[])];
 }
 
@@ -42,7 +43,15 @@ export function planMocks(chosen: readonly InterfaceName[], portOffset = 0): Moc
     if (own.length === 0) return [];
     const port = ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT + portOffset;
     const names = (ops: MockOperation[]) => [...new Set(ops.map((op) => op.interfaceName))];
-    return [{ role, port, interfaces: names([...own, ...viaPool]), viaPool: names(viaPool).filter((n) => !names(own).includes(n)), operations: [...own, ...viaPool] }];
+    return [
+      {
+        role,
+        port,
+        interfaces: names([...own, ...viaPool]),
+        viaPool: names(viaPool).filter((n) => !names(own).includes(n)),
+        operations: [...own, ...viaPool],
+      },
+    ];
   });
   return { interfaces, roles };
 }

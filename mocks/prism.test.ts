@@ -26,7 +26,13 @@ function importWithoutMsw(module: string) {
 t.test('portolan/mocks/prism loads without msw and has the Prism part of the surface', async (t) => {
   const run = importWithoutMsw('./mocks/prism.ts');
   t.equal(run.status, 0, run.stderr);
-  t.same(JSON.parse(run.stdout), ['MOCK_PORT_SHIFT', 'PRISM_DYNAMIC_DEVIATIONS', 'PRISM_DYNAMIC_SEED', 'PRISM_STATIC_DEVIATIONS', 'startPrismMocks']);
+  t.same(JSON.parse(run.stdout), [
+    'MOCK_PORT_SHIFT',
+    'PRISM_DYNAMIC_DEVIATIONS',
+    'PRISM_DYNAMIC_SEED',
+    'PRISM_STATIC_DEVIATIONS',
+    'startPrismMocks',
+  ]);
 });
 
 t.test('portolan/mocks still exports the Prism part with the MSW handlers (and it is what needs msw)', async (t) => {

@@ -23,7 +23,14 @@ t.test('every TypeScript snippet of mocks/README.md runs and its assertions hold
   t.equal(snippets.length, 3, 'stateless, catch-all and stateful');
   for (const [i, snippet] of snippets.entries()) {
     const { code, output } = await run(snippet);
-    t.equal(code, 0, `snippet ${i + 1} (${snippet.split('\n').find((l) => l.includes('./mocks/index.ts'))?.trim()})${code === 0 ? '' : `:\n${output}`}`);
+    t.equal(
+      code,
+      0,
+      `snippet ${i + 1} (${snippet
+        .split('\n')
+        .find((l) => l.includes('./mocks/index.ts'))
+        ?.trim()})${code === 0 ? '' : `:\n${output}`}`,
+    );
   }
 });
 
@@ -32,7 +39,10 @@ t.test('the README lists every recorded Prism deviation', async (t) => {
   t.match(README, `--seed ${PRISM_DYNAMIC_SEED}`);
   for (const key of Object.keys(PRISM_DYNAMIC_DEVIATIONS)) {
     const [role, operationId] = key.split(' ');
-    const named = operationId === 'getHealth' ? README.includes(`\`${role}\``) && README.includes('`getHealth` on all six roles') : README.includes(`\`${role} ${operationId}\``);
+    const named =
+      operationId === 'getHealth'
+        ? README.includes(`\`${role}\``) && README.includes('`getHealth` on all six roles')
+        : README.includes(`\`${role} ${operationId}\``);
     t.ok(named, key);
   }
 });

@@ -44,7 +44,11 @@ t.test('the reference mapping API in-process through MSW and the generated SDK',
   });
 
   t.test('a body over the limit answers 413 as the listener would', async (t) => {
-    const response = await fetch('http://localhost:8081/api/charts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }) });
+    const response = await fetch('http://localhost:8081/api/charts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     t.equal(response.status, 413);
     t.match(await response.json(), { status: 'error' });
   });
@@ -60,7 +64,9 @@ t.test('the reference mapping API in-process through MSW and the generated SDK',
     const viaGateway = createClient({ baseUrl: 'http://localhost:8080' });
     const statuses = [];
     for (let i = 0; i < 4; i++) {
-      statuses.push((await mapping.listVessels({ client: viaGateway, headers: { authorization: 'Bearer limited-token' } })).response!.status);
+      statuses.push(
+        (await mapping.listVessels({ client: viaGateway, headers: { authorization: 'Bearer limited-token' } })).response!.status,
+      );
     }
     t.same(statuses, [200, 200, 200, 429], 'the fourth request of the token is over the limit of 3');
     const other = await mapping.listVessels({ client: viaGateway, headers: { authorization: 'Bearer another-token' } });
@@ -69,7 +75,11 @@ t.test('the reference mapping API in-process through MSW and the generated SDK',
     // listener did: it is the pool member the gateway passed requests on to).
     const metrics = await mocks.system.metrics.render();
     t.notMatch(metrics, /portolan_http_requests_total\{role="gateway"/, 'no request reached the gateway listener');
-    t.match(metrics, /portolan_http_requests_total\{role="mapping",operation="listVessels",status="200"\} [1-9]/, 'the pool member answered over its socket');
+    t.match(
+      metrics,
+      /portolan_http_requests_total\{role="mapping",operation="listVessels",status="200"\} [1-9]/,
+      'the pool member answered over its socket',
+    );
   });
 
   t.test('/health answers on every role', async (t) => {
@@ -93,7 +103,7 @@ t.test('only the chosen interfaces, on chosen base URLs', async (t) => {
     server.close();
     await mocks.close();
   });
-  t.equal(mocks.handlers.length, 2, 'one handler for the mapping role, after the one for the system\'s own traffic');
+  t.equal(mocks.handlers.length, 2, "one handler for the mapping role, after the one for the system's own traffic");
   const { response } = await mapping.listVessels({ client: createClient({ baseUrl: 'http://charts.test/v1' }) });
   t.equal(response!.status, 200);
   await t.rejects(fetch('http://charts.test/v1/health'), TypeError, 'health was not chosen');

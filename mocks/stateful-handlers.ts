@@ -57,22 +57,27 @@ export type StatefulMocks = {
  */
 export async function createStatefulHandlers(options: StatefulHandlerOptions = {}): Promise<StatefulMocks> {
   const adminPassword = options.config?.adminPassword || randomBytes(18).toString('base64url');
-  const config = loadConfig({}, {
-    host: '127.0.0.1',
-    ports: Object.fromEntries(ROLE_NAMES.map((role) => [role, 0])) as Record<RoleName, number>,
-    database: 'sqlite::memory:',
-    logLevel: 'silent',
-    validateResponses: true,
-    ...options.config,
-    adminPassword,
-  });
+  const config = loadConfig(
+    {},
+    {
+      host: '127.0.0.1',
+      ports: Object.fromEntries(ROLE_NAMES.map((role) => [role, 0])) as Record<RoleName, number>,
+      database: 'sqlite::memory:',
+      logLevel: 'silent',
+      validateResponses: true,
+      ...options.config,
+      adminPassword,
+    },
+  );
   const clock = options.clock ?? systemClock;
   const system = await startSystem(config, { logger: pino({ level: config.logLevel }), clock });
   const nextId = hyperid({ urlSafe: true });
   const chosen = new Set<InterfaceName>(options.interfaces ?? INTERFACES.map((i) => i.name));
 
   // Every role app lists the shared operations (GET /health) as the same objects; count each once.
-  const operations = [...new Set(system.roles.flatMap((r) => r.app.operations))].filter((op) => chosen.has(op.interfaceName as InterfaceName));
+  const operations = [...new Set(system.roles.flatMap((r) => r.app.operations))].filter((op) =>
+    chosen.has(op.interfaceName as InterfaceName),
+  );
 
   const handlers = system.roles.flatMap(({ role, stages }) => {
     const { own, viaPool } = operationsOnRole(operations, role);
@@ -96,7 +101,13 @@ export async function createStatefulHandlers(options: StatefulHandlerOptions = {
   });
 
   return {
-    handlers: [systemTraffic(system, ROLE_NAMES.map((role) => baseUrlFor(options.baseUrls, role))), ...handlers],
+    handlers: [
+      systemTraffic(
+        system,
+        ROLE_NAMES.map((role) => baseUrlFor(options.baseUrls, role)),
+      ),
+      ...handlers,
+    ],
     admin: { user: config.adminUser, password: adminPassword },
     system,
     async close() {
@@ -115,8 +126,11 @@ export async function createStatefulHandlers(options: StatefulHandlerOptions = {
 function systemTraffic(system: System, baseUrls: readonly string[]): HttpHandler {
   const ports = new Set(system.roles.map((r) => String(r.port)));
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]', ...baseUrls.map((u) => new URL(u).hostname)]);
-  return http.all(({ request }) => {
-    const url = new URL(request.url);
-    return hosts.has(url.hostname) && ports.has(url.port);
-  }, () => passthrough());
+  return http.all(
+    ({ request }) => {
+      const url = new URL(request.url);
+      return hosts.has(url.hostname) && ports.has(url.port);
+    },
+    () => passthrough(),
+  );
 }

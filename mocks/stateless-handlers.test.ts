@@ -20,8 +20,13 @@ function declaredExamples(doc: OpenApiDocument, responses: Json) {
   return Object.entries(responses).flatMap(([status, raw]) =>
     Object.entries((resolveRef<Json>(doc, raw)?.content ?? {}) as Json).flatMap(([mediaType, media]: [string, Json]) =>
       Object.entries(isObject(media.examples) ? media.examples : {}).map(([name, example]) => ({
-        status: Number(status), mediaType, name, value: resolveRef<Json>(doc, example)?.value,
-      }))));
+        status: Number(status),
+        mediaType,
+        name,
+        value: resolveRef<Json>(doc, example)?.value,
+      })),
+    ),
+  );
 }
 
 t.test('every named example of every spec comes back when asked for by status and name', async (t) => {
@@ -44,7 +49,11 @@ t.test('every named example of every spec comes back when asked for by status an
         const label = `${op.operationId} ${example.status} ${example.mediaType} ${example.name}`;
         t.equal(response!.status, example.status, label);
         t.same(body, example.value, `${label}: the example's value`);
-        t.same(check(op, { status: response.status, headers: Object.fromEntries(response.headers), body }), [], `${label}: conforms, declared headers included`);
+        t.same(
+          check(op, { status: response.status, headers: Object.fromEntries(response.headers), body }),
+          [],
+          `${label}: conforms, declared headers included`,
+        );
       }
     }
   }
@@ -82,7 +91,10 @@ t.test('the mapping SDK against the stateless handlers', async (t) => {
     t.equal(response!.status, 500);
     t.match(error, { message: 'Portolan mock (mapping): getChart declares no 418 answer; it declares 200, 400, 404, 503.' });
     const unknown = await mapping.getChart({ client, path: { chartId: 'chart_001' }, headers: { prefer: 'example=nope' } });
-    t.match(unknown.error, { message: "Portolan mock (mapping): getChart has no example named 'nope' in any answer; it has chart (200), unknownRisk (200), invalidId (400), notFound (404), storeDown (503)." });
+    t.match(unknown.error, {
+      message:
+        "Portolan mock (mapping): getChart has no example named 'nope' in any answer; it has chart (200), unknownRisk (200), invalidId (400), notFound (404), storeDown (503).",
+    });
   });
 
   t.test('a request no operation matches makes the call fail, with onUnhandledFrame: error', async (t) => {
@@ -93,7 +105,9 @@ t.test('the mapping SDK against the stateless handlers', async (t) => {
 });
 
 t.test('a fixed answer per operation, and the Prefer header winning over it', async (t) => {
-  const server = setupServer(...createStatelessHandlers('mapping', { answers: { getChart: { status: 404 }, createChart: { example: 'unknownProperty' } } }));
+  const server = setupServer(
+    ...createStatelessHandlers('mapping', { answers: { getChart: { status: 404 }, createChart: { example: 'unknownProperty' } } }),
+  );
   server.listen({ onUnhandledFrame: 'error' });
   t.teardown(() => server.close());
   const client = createClient({ baseUrl: 'http://localhost:8081' });

@@ -37,7 +37,9 @@ export function runtimeAssetFiles(root = ROOT): string[] {
   for (const pattern of RUNTIME_ASSETS) {
     for (const path of globSync(pattern, { cwd: root, withFileTypes: true })) {
       if (!path.isFile()) continue;
-      const relative = join(path.parentPath, path.name).slice(root.length).replace(/^[\\/]/, '');
+      const relative = join(path.parentPath, path.name)
+        .slice(root.length)
+        .replace(/^[\\/]/, '');
       if (!isTestFile(relative)) files.add(relative);
     }
   }

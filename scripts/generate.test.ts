@@ -19,9 +19,14 @@ t.test('generated/ is exactly what a fresh generation from specs/ produces', asy
   const fresh = mkdtempSync(join(tmpdir(), 'portolan-generated-'));
   t.teardown(() => rmSync(fresh, { recursive: true, force: true }));
   await generate(fresh);
-  const freshFiles = listFiles(fresh).map((f) => relative(fresh, f)).sort();
-  const committedFiles = listFiles(committed).map((f) => relative(committed, f)).sort();
-  const advice = 'generated/ is out of date with specs/ (a spec edited without regenerating, or a generated file edited by hand): run `npm run generate` and commit generated/';
+  const freshFiles = listFiles(fresh)
+    .map((f) => relative(fresh, f))
+    .sort();
+  const committedFiles = listFiles(committed)
+    .map((f) => relative(committed, f))
+    .sort();
+  const advice =
+    'generated/ is out of date with specs/ (a spec edited without regenerating, or a generated file edited by hand): run `npm run generate` and commit generated/';
   t.same(committedFiles, freshFiles, `the same files; ${advice}`);
   const drifted = freshFiles.filter(
     (f) => committedFiles.includes(f) && readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(committed, f), 'utf8'),

@@ -11,7 +11,11 @@ type Violation = { rule: { name: string }; from: string; to: string };
 
 /** Runs the rules of `npm run lint:imports` on `src/` of `cwd`; one `rule: from -> to` line per violation, sorted. */
 function violations(cwd: string): string[] {
-  const run = spawnSync(process.execPath, [depcruise, 'src', '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [depcruise, 'src', '--config', config, '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (run.error || !run.stdout.startsWith('{')) throw new Error(`depcruise did not run: ${run.error?.message ?? run.stderr}`);
   const report = JSON.parse(run.stdout) as { summary: { violations: Violation[] } };
   return report.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
@@ -38,13 +42,17 @@ t.test('the HTTP adapter importing an interface, the composition root, the gatew
 });
 
 t.test('domain code importing node:http, node:https, openapi-backend, find-my-way or src/server/ is reported', async (t) => {
-  t.same(reported('domain-imports-no-http'), [
-    'domain-imports-no-http: src/interfaces/charts/charts.ts -> http',
-    'domain-imports-no-http: src/interfaces/charts/errors.ts -> src/server/handler-types.ts',
-    'domain-imports-no-http: src/interfaces/charts/route.ts -> ../../../node_modules/find-my-way/index.js',
-    'domain-imports-no-http: src/interfaces/charts/secure.ts -> https',
-    'domain-imports-no-http: src/interfaces/charts/validate.ts -> ../../../node_modules/openapi-backend/index.js',
-  ], 'type-only imports count; handlers.ts, module.ts, a test, a test helper and a fixture importing HTTP are not reported');
+  t.same(
+    reported('domain-imports-no-http'),
+    [
+      'domain-imports-no-http: src/interfaces/charts/charts.ts -> http',
+      'domain-imports-no-http: src/interfaces/charts/errors.ts -> src/server/handler-types.ts',
+      'domain-imports-no-http: src/interfaces/charts/route.ts -> ../../../node_modules/find-my-way/index.js',
+      'domain-imports-no-http: src/interfaces/charts/secure.ts -> https',
+      'domain-imports-no-http: src/interfaces/charts/validate.ts -> ../../../node_modules/openapi-backend/index.js',
+    ],
+    'type-only imports count; handlers.ts, module.ts, a test, a test helper and a fixture importing HTTP are not reported',
+  );
 });
 
 t.test('src/lib/ importing an interface, the adapter, the composition root, the gateway or traffic code is reported', async (t) => {
@@ -57,13 +65,16 @@ t.test('src/lib/ importing an interface, the adapter, the composition root, the 
   ]);
 });
 
-t.test('traffic code (src/gateway/, src/traffic/) importing the adapter or the composition root is reported; its tests are not', async (t) => {
-  t.same(reported('traffic-imports-no-adapter'), [
-    'traffic-imports-no-adapter: src/gateway/answering.ts -> src/app/compose.ts',
-    'traffic-imports-no-adapter: src/gateway/answering.ts -> src/server/handler-types.ts',
-    'traffic-imports-no-adapter: src/traffic/balance.ts -> src/server/handler-types.ts',
-  ]);
-});
+t.test(
+  'traffic code (src/gateway/, src/traffic/) importing the adapter or the composition root is reported; its tests are not',
+  async (t) => {
+    t.same(reported('traffic-imports-no-adapter'), [
+      'traffic-imports-no-adapter: src/gateway/answering.ts -> src/app/compose.ts',
+      'traffic-imports-no-adapter: src/gateway/answering.ts -> src/server/handler-types.ts',
+      'traffic-imports-no-adapter: src/traffic/balance.ts -> src/server/handler-types.ts',
+    ]);
+  },
+);
 
 t.test('src/traffic/ importing the gateway or an interface is reported; its tests are not', async (t) => {
   t.same(reported('traffic-imports-no-role'), [
@@ -81,6 +92,9 @@ t.test('the fixture tree breaks no rule beyond the ones listed above', async (t)
     'traffic-imports-no-role',
     'lib-imports-nothing-above',
   ];
-  t.same(inFixture.filter((line) => !rules.some((rule) => line.startsWith(`${rule}: `))), []);
+  t.same(
+    inFixture.filter((line) => !rules.some((rule) => line.startsWith(`${rule}: `))),
+    [],
+  );
   t.equal(inFixture.length, 20);
 });

@@ -37,7 +37,7 @@ t.test('no test reads the wall clock to bound a duration', async (t) => {
 });
 
 t.test('the check finds a timed assertion and accepts a justified read', async (t) => {
-  t.same(unjustifiedClockReads("const s = performance.now();\nawait work();\nt.ok(performance.now() - s < 50);"), [1, 3]);
+  t.same(unjustifiedClockReads('const s = performance.now();\nawait work();\nt.ok(performance.now() - s < 50);'), [1, 3]);
   t.same(unjustifiedClockReads('const deadline = Date.now() + 20_000; // wall-clock: only stops a hung child'), []);
   t.same(unjustifiedClockReads('// wall-clock: lower bound only\nt.ok(process.hrtime.bigint() > start);'), []);
 });

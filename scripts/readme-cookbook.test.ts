@@ -45,7 +45,10 @@ function cookbookBlocks(readme: string): Block[] {
 
 /** Whether one printed line matches one expected line: literal text, `...` standing for anything. */
 function lineMatches(expected: string, actual: string): boolean {
-  const pattern = expected.split('...').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const pattern = expected
+    .split('...')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${pattern}$`, 's').test(actual);
 }
 
@@ -56,7 +59,10 @@ function rolesOf(block: Block): Role[] {
 
 /** The block with every `localhost:<default port>` pointing at the started system's port instead. */
 function withPorts(code: string, ports: Record<Role, number>): string {
-  return ROLES.reduce((text, role) => text.replace(new RegExp(`localhost:${DEFAULT_PORTS[role]}\\b`, 'g'), `localhost:${ports[role]}`), code);
+  return ROLES.reduce(
+    (text, role) => text.replace(new RegExp(`localhost:${DEFAULT_PORTS[role]}\\b`, 'g'), `localhost:${ports[role]}`),
+    code,
+  );
 }
 
 /** Starts `portolan start` on free ports; resolves with each role's port once every role is listening. */
@@ -86,9 +92,10 @@ type Run = { code: number | null; stdout: string; stderr: string };
 
 /** Runs one block at the repository root: sh with bash in strict mode, ts as a TypeScript module with the source condition. */
 function runBlock(block: Block, code: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  const [command, args] = block.lang === 'sh'
-    ? ['bash', ['-euo', 'pipefail', '-c', code]]
-    : [process.execPath, ['--conditions=portolan-source', '--input-type=module-typescript', '-e', code]];
+  const [command, args] =
+    block.lang === 'sh'
+      ? ['bash', ['-euo', 'pipefail', '-c', code]]
+      : [process.execPath, ['--conditions=portolan-source', '--input-type=module-typescript', '-e', code]];
   return new Promise((resolve) => {
     // The time limit only stops a block that hangs (its polling loops are bounded); it is no speed check.
     execFile(command, args, { cwd: root, env, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
@@ -102,7 +109,11 @@ t.test('the README cookbook', async (t) => {
   const count = (lang: Block['lang']) => blocks.filter((b) => b.lang === lang).length;
   t.ok(count('sh') >= 8, `at least 8 sh recipes (found ${count('sh')})`);
   t.ok(count('ts') >= 4, `at least 4 ts recipes (found ${count('ts')})`);
-  for (const role of ROLES) t.ok(blocks.some((b) => rolesOf(b).includes(role)), `a recipe calls the ${role} role's API (localhost:${DEFAULT_PORTS[role]}/..., not only /health)`);
+  for (const role of ROLES)
+    t.ok(
+      blocks.some((b) => rolesOf(b).includes(role)),
+      `a recipe calls the ${role} role's API (localhost:${DEFAULT_PORTS[role]}/..., not only /health)`,
+    );
   for (const block of blocks) t.ok(block.expected.length > 0, `the ${block.lang} block at README.md:${block.line} says what it prints`);
   // Starts nothing when the blocks themselves are wrong.
   if (!t.passing()) return;
@@ -145,12 +156,20 @@ t.test('every ts recipe typechecks against the package exports, as an installed 
   const blocks = cookbookBlocks(readFileSync(join(root, 'README.md'), 'utf8')).filter((b) => b.lang === 'ts');
   // Inside the repository (tap's fixture folder), so `portolan/...` resolves to this package itself.
   const dir = t.testdir(Object.fromEntries(blocks.map((b) => [`readme-line-${b.line}.ts`, `${b.code}\nexport {};\n`])));
-  const tsconfig = { extends: relative(dir, join(root, 'tsconfig.json')), compilerOptions: { customConditions: ['portolan-source'] }, include: ['*.ts'] };
+  const tsconfig = {
+    extends: relative(dir, join(root, 'tsconfig.json')),
+    compilerOptions: { customConditions: ['portolan-source'] },
+    include: ['*.ts'],
+  };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const output = await new Promise<{ code: number; text: string }>((resolve) => {
     execFile(process.execPath, [tsc, '-p', dir], { cwd: root }, (error, stdout, stderr) =>
-      resolve({ code: error ? 1 : 0, text: `${stdout}${stderr}`.replaceAll(relative(root, dir), 'README.md ts block').replaceAll(dir, 'README.md ts block') }));
+      resolve({
+        code: error ? 1 : 0,
+        text: `${stdout}${stderr}`.replaceAll(relative(root, dir), 'README.md ts block').replaceAll(dir, 'README.md ts block'),
+      }),
+    );
   });
   t.equal(output.code, 0, `tsc finds no error in the ${blocks.length} ts blocks`, { output: output.text });
 });

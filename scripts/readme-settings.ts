@@ -12,7 +12,9 @@ const cell = (value: unknown) => (value === '' || value === null || value === un
 
 /** The table of every setting: variable, file key, default, meaning. */
 export function settingsTable(): string {
-  const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${s.key}\` | ${s.secret ? '(secret)' : cell(s.default)} | ${s.description.replaceAll('|', '\\|')} |`);
+  const rows = SETTINGS.map(
+    (s) => `| \`${s.env}\` | \`${s.key}\` | ${s.secret ? '(secret)' : cell(s.default)} | ${s.description.replaceAll('|', '\\|')} |`,
+  );
   return [BEGIN, '| variable | file key | default | meaning |', '|---|---|---|---|', ...rows, END].join('\n');
 }
 

@@ -7,18 +7,31 @@ import { spawnSync } from 'node:child_process';
 type SystemPackage = { command: string; versionFlag: string; debian: string; why: string };
 
 export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
-  { command: 'pdftoppm', versionFlag: '-v', debian: 'poppler-utils', why: 'renders the diagnostics PDF to PNG in src/interfaces/snapshots/formats/pdf.test.ts' },
-  { command: 'chromium', versionFlag: '--version', debian: 'chromium', why: 'renders every role\'s /docs reference page in src/server/reference-pages.browser.test.ts' },
+  {
+    command: 'pdftoppm',
+    versionFlag: '-v',
+    debian: 'poppler-utils',
+    why: 'renders the diagnostics PDF to PNG in src/interfaces/snapshots/formats/pdf.test.ts',
+  },
+  {
+    command: 'chromium',
+    versionFlag: '--version',
+    debian: 'chromium',
+    why: "renders every role's /docs reference page in src/server/reference-pages.browser.test.ts",
+  },
 ];
 
 /** Whether `command` can be run (any exit status: only "not found" counts as missing). */
 export const hasCommand = (command: string, versionFlag: string): boolean =>
   spawnSync(command, [versionFlag], { stdio: 'ignore' }).error === undefined;
 
-const run = (args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+const run = (args: string[]) =>
+  spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 
 function install(pkg: SystemPackage): boolean {
-  console.log(`system-packages: ${pkg.command} is missing; installing Debian package ${pkg.debian} (apt-get install -y --no-install-recommends ${pkg.debian}), it ${pkg.why}`);
+  console.log(
+    `system-packages: ${pkg.command} is missing; installing Debian package ${pkg.debian} (apt-get install -y --no-install-recommends ${pkg.debian}), it ${pkg.why}`,
+  );
   const args = ['install', '-y', '--no-install-recommends', pkg.debian];
   let result = run(args);
   // A fresh machine may have no package lists yet: fetch them once and try again.
@@ -28,7 +41,9 @@ function install(pkg: SystemPackage): boolean {
   }
   if (hasCommand(pkg.command, pkg.versionFlag)) return true;
   const cause = result.error ? `apt-get could not be started (${result.error.message})` : `apt-get exited with status ${result.status}`;
-  console.log(`system-packages: could not install ${pkg.debian}: ${cause}. Install it by hand (as root: apt-get install ${pkg.debian}); until then the test that needs it fails (it ${pkg.why}).`);
+  console.log(
+    `system-packages: could not install ${pkg.debian}: ${cause}. Install it by hand (as root: apt-get install ${pkg.debian}); until then the test that needs it fails (it ${pkg.why}).`,
+  );
   return false;
 }
 

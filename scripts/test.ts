@@ -1,4 +1,4 @@
-// `npm test`: typecheck, then every tap test; ends with the plain line `N passed, N failed, N skipped`
+// `npm test`: typecheck, format and lint (Biome, biome.jsonc), then every tap test; ends with the plain line `N passed, N failed, N skipped`
 // (tap's assertion counts). With PORTOLAN_FAIL_ON_SKIP=1 (set by .ci/run) a skipped test is a failure:
 // the PostgreSQL and Redis servers are always there in CI.
 import { spawn, spawnSync } from 'node:child_process';
@@ -11,6 +11,11 @@ const failOnSkip = process.env.PORTOLAN_FAIL_ON_SKIP === '1';
 console.log('> tsc (typecheck)');
 const typecheck = spawnSync('tsc', ['-p', '.'], { stdio: 'inherit' });
 const typecheckFailed = typecheck.status !== 0;
+
+// Formatting and lint, checked without writing (`npx biome check --write` fixes a tree); a warning fails too.
+console.log('> biome ci (format and lint)');
+const lint = spawnSync('biome', ['ci', '--error-on-warnings', '.'], { stdio: 'inherit' });
+const lintFailed = lint.status !== 0;
 
 // System packages some tests need (pdftoppm); installed with apt-get when missing (scripts/system-packages.ts).
 spawnSync(process.execPath, ['scripts/system-packages.ts'], { stdio: 'inherit' });
@@ -36,9 +41,10 @@ if (skipped.length > 0) {
   for (const s of skipped) console.log(`  - ${s}`);
 }
 const passed = summary?.pass ?? 0;
-const failed = (summary?.fail ?? (tapStatus === 0 ? 0 : 1)) + (typecheckFailed ? 1 : 0);
-const skips = (summary?.skip ?? 0);
+const failed = (summary?.fail ?? (tapStatus === 0 ? 0 : 1)) + (typecheckFailed ? 1 : 0) + (lintFailed ? 1 : 0);
+const skips = summary?.skip ?? 0;
 if (typecheckFailed) console.log('\ntypecheck failed (counted as one failure)');
+if (lintFailed) console.log('\nbiome ci failed: formatting or lint (counted as one failure; `npx biome check --write` fixes what it can)');
 if (failOnSkip && skips > 0) console.log('\nPORTOLAN_FAIL_ON_SKIP=1: skipped tests count as a failure here.');
 console.log(`\n${passed} passed, ${failed} failed, ${skips} skipped`);
 process.exitCode = failed > 0 || tapStatus !== 0 || (failOnSkip && skips > 0) ? 1 : 0;

@@ -21,10 +21,15 @@ export const answerKey = (method: string, path: string, body: string) => `${meth
 
 if (import.meta.main) {
   const recorded = JSON.parse(readFileSync(process.env.ANSWERS!, 'utf8')) as RecordedAnswer[];
-  const answers = new Map(recorded.map((r) => {
-    const bytes = Buffer.from(r.answer, 'base64');
-    return [answerKey(r.method, r.path, r.body), { status: r.status, headers: { ...r.headers, 'content-length': String(bytes.length) }, bytes }];
-  }));
+  const answers = new Map(
+    recorded.map((r) => {
+      const bytes = Buffer.from(r.answer, 'base64');
+      return [
+        answerKey(r.method, r.path, r.body),
+        { status: r.status, headers: { ...r.headers, 'content-length': String(bytes.length) }, bytes },
+      ];
+    }),
+  );
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -43,8 +43,14 @@ requests += result.operations.reduce((n, o) => n + o.probes.length, 0);
 requests += result.scenarios.reduce((n, s) => n + s.steps.reduce((m, st) => m + st.requests, 0), 0);
 console.log(`conformance suite against the reference system (seed ${seed}, ${fuzzRuns} fuzz runs per operation)`);
 for (const [name, ms] of phases) console.log(`  ${name.padEnd(28)} ${(ms / 1000).toFixed(2)} s`);
-console.log(`  checks: ${result.operations.length} operation checks, ${result.scenarios.length} scenarios, ${result.fuzz.length} fuzzed operations; ${requests} requests besides fuzzing`);
+console.log(
+  `  checks: ${result.operations.length} operation checks, ${result.scenarios.length} scenarios, ${result.fuzz.length} fuzzed operations; ${requests} requests besides fuzzing`,
+);
 console.log(`  verdict: ${result.totals.violations} violations, ${result.totals.operations.notImplemented} operations not implemented`);
-console.log(`  machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; CPU used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`);
+console.log(
+  `  machine: ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}; CPU used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
+);
 console.log(`total: ${seconds.toFixed(1)} s (budget ${BUDGET_SECONDS} s: ${seconds < BUDGET_SECONDS ? 'within' : 'OVER'})`);
 process.exitCode = seconds < BUDGET_SECONDS ? 0 : 1;

@@ -47,7 +47,11 @@ async function measure(name: string, url: string, headers: (i: number) => Record
 }
 
 try {
-  const mapping = await portolan('mapping', { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}` }, 'mapping');
+  const mapping = await portolan(
+    'mapping',
+    { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}` },
+    'mapping',
+  );
   const member = new URL(mapping).host;
   const baseline = await children.start(['scripts/bench/baseline-proxy.ts'], { UPSTREAM: member }, /^READY (\S+)/);
   const gatewayEnv = (name: string, enabled: boolean, store = 'memory') => ({
@@ -87,12 +91,17 @@ try {
   }));
   const base = rows[0]!.rps;
   const off = rows[1]!.rps;
-  console.log(`GET ${PATH}, ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds, node ${process.version}`);
+  console.log(
+    `GET ${PATH}, ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds, node ${process.version}`,
+  );
   console.log('| configuration | req/s | p99 ms | x baseline | non-200 |');
   console.log('|---|---:|---:|---:|---:|');
-  for (const row of rows) console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99.toFixed(2)} | ${(row.rps / base).toFixed(2)} | ${row.errors} |`);
+  for (const row of rows)
+    console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99.toFixed(2)} | ${(row.rps / base).toFixed(2)} | ${row.errors} |`);
   const cost = 1 - rows[2]!.rps / off;
-  console.log(`\nlimiter cost: ${(cost * 100).toFixed(1)} % of throughput (goal < 10 %); gateway with limiter: ${(rows[2]!.rps / base).toFixed(2)}x baseline (goal >= 0.7x)`);
+  console.log(
+    `\nlimiter cost: ${(cost * 100).toFixed(1)} % of throughput (goal < 10 %); gateway with limiter: ${(rows[2]!.rps / base).toFixed(2)}x baseline (goal >= 0.7x)`,
+  );
 } finally {
   await children.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const t0 = process.hrtime.bigint();
       let status = 0;
       try {
-        const response = await pools[i % pools.length]!.request({ path, method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
+        const response = await pools[i % pools.length]!.request({
+          path,
+          method,
+          ...(headers ? { headers } : {}),
+          ...(body !== undefined ? { body } : {}),
+        });
         status = response.statusCode;
         await response.body.dump();
       } catch {

@@ -55,9 +55,19 @@ function scenarios(vesselId: string): Scenario[] {
   const chart = spec.paths['/api/charts'].post.requestBody.content['application/json'].examples.full.value as object;
   const json = { 'content-type': 'application/json' };
   return [
-    { name: 'get-one', label: `GET one (\`/api/vessels/${vesselId}\`)`, request: { method: 'GET', path: `/api/vessels/${vesselId}` }, status: 200 },
+    {
+      name: 'get-one',
+      label: `GET one (\`/api/vessels/${vesselId}\`)`,
+      request: { method: 'GET', path: `/api/vessels/${vesselId}` },
+      status: 200,
+    },
     { name: 'get-list', label: 'GET list (`/api/vessels`)', request: { method: 'GET', path: '/api/vessels' }, status: 200 },
-    { name: 'post-valid', label: 'POST valid (`/api/charts`)', request: { method: 'POST', path: '/api/charts', headers: json, body: JSON.stringify(chart) }, status: 201 },
+    {
+      name: 'post-valid',
+      label: 'POST valid (`/api/charts`)',
+      request: { method: 'POST', path: '/api/charts', headers: json, body: JSON.stringify(chart) },
+      status: 201,
+    },
     {
       name: 'post-invalid',
       label: 'POST invalid (`/api/charts`, unknown property)',
@@ -76,7 +86,9 @@ async function record(base: string, scenario: Scenario): Promise<RecordedAnswer>
   const response = await fetch(new URL(path, base), { method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
   const bytes = Buffer.from(await response.arrayBuffer());
   if (response.status !== scenario.status) {
-    throw new Error(`${scenario.name}: the mapping role answered ${response.status}, expected ${scenario.status}: ${bytes.toString().slice(0, 300)}`);
+    throw new Error(
+      `${scenario.name}: the mapping role answered ${response.status}, expected ${scenario.status}: ${bytes.toString().slice(0, 300)}`,
+    );
   }
   return {
     method,
@@ -112,7 +124,8 @@ try {
   const vessels = (await (await fetch(new URL('/api/vessels', mapping))).json()) as { data: { id: string }[] };
   const wanted = values.scenarios.split(',').map((s) => s.trim());
   const chosen = scenarios(vessels.data[0]!.id).filter((s) => wanted.includes(s.name));
-  if (chosen.length !== wanted.length) throw new Error(`--scenarios: choose from get-one, get-list, post-valid, post-invalid (got ${values.scenarios})`);
+  if (chosen.length !== wanted.length)
+    throw new Error(`--scenarios: choose from get-one, get-list, post-valid, post-invalid (got ${values.scenarios})`);
   const answers: RecordedAnswer[] = [];
   for (const scenario of chosen) answers.push(await record(mapping, scenario));
   writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers));
@@ -128,7 +141,9 @@ try {
     for (const [k, scenario] of chosen.entries()) {
       runs[k]!.baseline.push(await measure(baseline, scenario));
       runs[k]!.mapping.push(await measure(mapping, scenario));
-      process.stderr.write(`round ${round + 1}/${ROUNDS} ${scenario.name}: ${runs[k]!.mapping.at(-1)!.rps.toFixed(0)} vs ${runs[k]!.baseline.at(-1)!.rps.toFixed(0)} req/s\n`);
+      process.stderr.write(
+        `round ${round + 1}/${ROUNDS} ${scenario.name}: ${runs[k]!.mapping.at(-1)!.rps.toFixed(0)} vs ${runs[k]!.baseline.at(-1)!.rps.toFixed(0)} req/s\n`,
+      );
     }
   }
 

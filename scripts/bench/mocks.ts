@@ -34,7 +34,11 @@ const SELF = fileURLToPath(import.meta.url);
 /** The old way, in a child of the benchmark: one `prism mock` process per spec, then the role fronts; SIGTERM stops all. */
 async function oldChild(): Promise<void> {
   const plan = planMocks([]);
-  const ports = resolveMockPorts(plan.roles.map((r) => r.role), 0, process.env);
+  const ports = resolveMockPorts(
+    plan.roles.map((r) => r.role),
+    0,
+    process.env,
+  );
   if (!ports.ok) throw new Error(ports.error);
   const internal = await findFreePorts(plan.interfaces.length);
   const children = plan.interfaces.map((interfaceName, i) => startPrism({ interfaceName, port: internal[i]!, logLevel: 'error' }));
@@ -92,10 +96,12 @@ async function measure(args: string[]): Promise<Run> {
   try {
     const died = exited.then(() => Promise.reject(new Error(`${args.join(' ')} exited before every role answered`)));
     const times = await Promise.race([
-      Promise.all(ROLE_NAMES.map(async (_role: RoleName, i) => {
-        while (!(await answers(`http://127.0.0.1:${ports[i]}/health`))) await new Promise((done) => setTimeout(done, 20));
-        return performance.now() - t0;
-      })),
+      Promise.all(
+        ROLE_NAMES.map(async (_role: RoleName, i) => {
+          while (!(await answers(`http://127.0.0.1:${ports[i]}/health`))) await new Promise((done) => setTimeout(done, 20));
+          return performance.now() - t0;
+        }),
+      ),
       died,
     ]);
     await new Promise((done) => setTimeout(done, 1000));
@@ -112,7 +118,19 @@ async function measure(args: string[]): Promise<Run> {
 function summary(runs: Run[]) {
   const show = (values: number[], unit: string, digits: number) =>
     `${median(values).toFixed(digits)} ${unit} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
-  return { processes: median(runs.map((r) => r.processes)), start: show(runs.map((r) => r.startMs / 1000), 's', 2), rss: show(runs.map((r) => r.rssMb), 'MB', 0) };
+  return {
+    processes: median(runs.map((r) => r.processes)),
+    start: show(
+      runs.map((r) => r.startMs / 1000),
+      's',
+      2,
+    ),
+    rss: show(
+      runs.map((r) => r.rssMb),
+      'MB',
+      0,
+    ),
+  };
 }
 
 async function main() {
@@ -124,7 +142,9 @@ async function main() {
   for (let run = 1; run <= count; run++) {
     before.push(await measure([SELF, OLD_CHILD]));
     now.push(await measure([CLI]));
-    console.error(`run ${run}/${count}: before ${before.at(-1)!.startMs.toFixed(0)} ms ${before.at(-1)!.rssMb.toFixed(0)} MB; now ${now.at(-1)!.startMs.toFixed(0)} ms ${now.at(-1)!.rssMb.toFixed(0)} MB`);
+    console.error(
+      `run ${run}/${count}: before ${before.at(-1)!.startMs.toFixed(0)} ms ${before.at(-1)!.rssMb.toFixed(0)} MB; now ${now.at(-1)!.startMs.toFixed(0)} ms ${now.at(-1)!.rssMb.toFixed(0)} MB`,
+    );
   }
   const old = summary(before);
   const fresh = summary(now);

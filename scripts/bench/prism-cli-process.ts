@@ -46,7 +46,17 @@ export type PrismChild = {
 
 /** Starts one Prism mock server for one spec. Resolves at once; use `waitUntilListening` for readiness. */
 export function startPrism(options: PrismOptions): PrismChild {
-  const args = [prismCliPath(), 'mock', specPath(options.interfaceName), '--port', String(options.port), '--host', '127.0.0.1', '--verboseLevel', options.logLevel ?? 'warn'];
+  const args = [
+    prismCliPath(),
+    'mock',
+    specPath(options.interfaceName),
+    '--port',
+    String(options.port),
+    '--host',
+    '127.0.0.1',
+    '--verboseLevel',
+    options.logLevel ?? 'warn',
+  ];
   if (options.dynamic) args.push('--dynamic');
   if (options.seed !== undefined) args.push('--seed', options.seed);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -89,12 +99,15 @@ export async function waitUntilListening(child: PrismChild, timeoutMs = 60_000):
   void child.exited.then(() => (ended = true));
   while (!ended) {
     if (await prismAnswers(child.port)) return;
-    if (Date.now() > deadline) throw new Error(`Prism for ${child.interfaceName} did not listen on port ${child.port} within ${timeoutMs} ms.`);
+    if (Date.now() > deadline)
+      throw new Error(`Prism for ${child.interfaceName} did not listen on port ${child.port} within ${timeoutMs} ms.`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const { code, signal } = await child.exited;
   const output = child.recentOutput().slice(-5).join('\n  ');
-  throw new Error(`Prism for ${child.interfaceName} exited before listening (${signal ?? `code ${code}`})${output ? `:\n  ${output}` : '.'}`);
+  throw new Error(
+    `Prism for ${child.interfaceName} exited before listening (${signal ?? `code ${code}`})${output ? `:\n  ${output}` : '.'}`,
+  );
 }
 
 /** Prism answers an unknown path with its own problem type; anything else on the port is not it. */

@@ -55,15 +55,20 @@ export function childProcesses(): Children {
         options,
       ),
     async stop(graceMs = 15_000) {
-      await Promise.all(running.map((child) => new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      })));
+      await Promise.all(
+        running.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
+              const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+              child.once('exit', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
     },
   };
 }

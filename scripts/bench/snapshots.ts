@@ -58,11 +58,15 @@ function logChunk(random: (bytes: number) => Buffer, json: boolean, first: numbe
     const t = first + i * 37;
     if (json) {
       const level = r[22]! < 2 ? 50 : r[22]! < 12 ? 40 : 30;
-      lines.push(`{"level":${level},"time":${t},"service":"/Web_Prod/App_${(r[23]! % 6) + 1}/api_service","msg":"request completed","reqId":"${id}","client":"${client}","status":${level === 50 ? 502 : 200},"ms":${ms},"bytes":${r.readUInt32BE(24) % 200000}}`);
+      lines.push(
+        `{"level":${level},"time":${t},"service":"/Web_Prod/App_${(r[23]! % 6) + 1}/api_service","msg":"request completed","reqId":"${id}","client":"${client}","status":${level === 50 ? 502 : 200},"ms":${ms},"bytes":${r.readUInt32BE(24) % 200000}}`,
+      );
     } else {
       const time = new Date(t).toISOString().slice(5, 19).replace('T', ' ');
       const severity = r[22]! < 1 ? 'err' : r[22]! < 8 ? 'warning' : 'info';
-      lines.push(`${time} device-1 ${severity} tmm[${1000 + (r[23]! % 8)}]: 01260013:5: conn ${client} -> 10.0.3.10:443 req=${id} tls=${r.toString('base64', 24, 36)} rtt_us=${r.readUInt16BE(36)} bytes_in=${r.readUInt16BE(38)}`);
+      lines.push(
+        `${time} device-1 ${severity} tmm[${1000 + (r[23]! % 8)}]: 01260013:5: conn ${client} -> 10.0.3.10:443 req=${id} tls=${r.toString('base64', 24, 36)} rtt_us=${r.readUInt16BE(36)} bytes_in=${r.readUInt16BE(38)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -75,8 +79,12 @@ async function buildArchive(dir: string, targetMb: number) {
   // How well this text compresses, from a sample, to size the folder for `targetMb` compressed.
   const sample = logChunk(keystream(99), false, 0) + logChunk(keystream(98), true, 0);
   const ratio = Buffer.byteLength(sample) / gzipSync(sample).length;
-  const chunks = Math.ceil((targetMb * MB * ratio) / Buffer.byteLength(sample) * 2);
-  const files = [...Array.from({ length: 8 }, (_, n) => `logs/ltm-${n}.log`), ...Array.from({ length: 6 }, (_, n) => `logs/device-${n}.log`), 'commands/connections.txt'];
+  const chunks = Math.ceil(((targetMb * MB * ratio) / Buffer.byteLength(sample)) * 2);
+  const files = [
+    ...Array.from({ length: 8 }, (_, n) => `logs/ltm-${n}.log`),
+    ...Array.from({ length: 6 }, (_, n) => `logs/device-${n}.log`),
+    'commands/connections.txt',
+  ];
   let unpackedBytes = 0;
   for (const [n, name] of files.entries()) {
     const out = createWriteStream(join(folder, name));
@@ -106,7 +114,9 @@ async function processingRuns(runs: number, targetMb: number) {
     const { ruleSet } = loaded;
     process.stderr.write(`building a ~${targetMb} MB snapshot archive in ${dir} ...\n`);
     const built = await buildArchive(dir, targetMb);
-    process.stderr.write(`archive: ${(built.compressedBytes / MB).toFixed(1)} MB, unpacks to ${(built.unpackedBytes / MB).toFixed(1)} MB in ${built.files} files\n`);
+    process.stderr.write(
+      `archive: ${(built.compressedBytes / MB).toFixed(1)} MB, unpacks to ${(built.unpackedBytes / MB).toFixed(1)} MB in ${built.files} files\n`,
+    );
     const results: ProcessingRun[] = [];
     // Run 0 warms the page cache and the code; it is not counted.
     for (let run = 0; run <= runs; run++) {
@@ -123,7 +133,9 @@ async function processingRuns(runs: number, targetMb: number) {
       const last = { totalMs: t3 - t0, extractMs: t1 - t0, readMs: t2 - t1, evaluateMs: t3 - t2, hits: output.diagnostics.hit_count };
       if (run > 0) results.push(last);
       rmSync(dest, { recursive: true, force: true });
-      process.stderr.write(`processing run ${run === 0 ? 'warm-up' : `${run}/${runs}`}: ${last.totalMs.toFixed(0)} ms (extract ${last.extractMs.toFixed(0)}, read ${last.readMs.toFixed(0)}, evaluate ${last.evaluateMs.toFixed(0)}), ${((built.compressedBytes / MB) / (last.totalMs / 1000)).toFixed(1)} MB/s\n`);
+      process.stderr.write(
+        `processing run ${run === 0 ? 'warm-up' : `${run}/${runs}`}: ${last.totalMs.toFixed(0)} ms (extract ${last.extractMs.toFixed(0)}, read ${last.readMs.toFixed(0)}, evaluate ${last.evaluateMs.toFixed(0)}), ${(built.compressedBytes / MB / (last.totalMs / 1000)).toFixed(1)} MB/s\n`,
+      );
     }
     return { ...built, results, rules: ruleSet.rules.length, version: ruleSet.version };
   } finally {
@@ -176,7 +188,10 @@ const SMALL_YOUNG_GENERATION = '--max-semi-space-size=4';
  * process; resolves with their URLs once it says it runs.
  */
 async function startTarget(dir: string, target: Target): Promise<{ child: ChildProcess; diagnostics: string; login: string }> {
-  const args = target === 'bare' ? ['--input-type=module', '-e', BARE_SERVER] : [...(target === 'reference-small-young' ? [SMALL_YOUNG_GENERATION] : []), 'src/cli/main.ts', 'start'];
+  const args =
+    target === 'bare'
+      ? ['--input-type=module', '-e', BARE_SERVER]
+      : [...(target === 'reference-small-young' ? [SMALL_YOUNG_GENERATION] : []), 'src/cli/main.ts', 'start'];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
@@ -203,7 +218,13 @@ async function startTarget(dir: string, target: Target): Promise<{ child: ChildP
       if (role) urls[role[1]!] = role[2]!;
       if (line.startsWith('Portolan is running')) resolve({ child, diagnostics: urls.diagnostics!, login: urls.login! });
     });
-    lines.on('close', () => reject(new NotMeasurable(`${target === 'bare' ? 'the bare server' : 'portolan start'} exited before it was running: ${said.join('').trim().split('\n').slice(-3).join(' | ')}`)));
+    lines.on('close', () =>
+      reject(
+        new NotMeasurable(
+          `${target === 'bare' ? 'the bare server' : 'portolan start'} exited before it was running: ${said.join('').trim().split('\n').slice(-3).join(' | ')}`,
+        ),
+      ),
+    );
   });
 }
 
@@ -226,8 +247,15 @@ async function* generatedBody(total: number): AsyncGenerator<Uint8Array> {
   }
 }
 
-
-type UploadRun = { baseline: number; peak: number; growth: number; hwmBefore: number; hwmAfter: number; seconds: number; clientGrowth: number };
+type UploadRun = {
+  baseline: number;
+  peak: number;
+  growth: number;
+  hwmBefore: number;
+  hwmAfter: number;
+  seconds: number;
+  clientGrowth: number;
+};
 
 async function uploadRun(uploadMb: number, target: Target): Promise<UploadRun> {
   const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-upload-'));
@@ -235,16 +263,28 @@ async function uploadRun(uploadMb: number, target: Target): Promise<UploadRun> {
   try {
     started = await startTarget(dir, target);
     const pid = started.child.pid!;
-    const settings: SnapshotSettings = { diagnosticsUrl: started.diagnostics, loginUrl: started.login, user: 'admin', password: 'bench-admin', credentialVars: 'the benchmark account' };
+    const settings: SnapshotSettings = {
+      diagnosticsUrl: started.diagnostics,
+      loginUrl: started.login,
+      user: 'admin',
+      password: 'bench-admin',
+      credentialVars: 'the benchmark account',
+    };
     const session = await openSession(settings);
     if (!session.ok) {
-      if (session.status === 501) throw new NotMeasurable('the login role answers 501: interface C is not implemented (wired) yet, so part (b) cannot run. Run it again once the diagnostics role is wired.');
+      if (session.status === 501)
+        throw new NotMeasurable(
+          'the login role answers 501: interface C is not implemented (wired) yet, so part (b) cannot run. Run it again once the diagnostics role is wired.',
+        );
       throw new NotMeasurable(`cannot log in to the reference system: ${session.message}`);
     }
     // A small upload first: the role must accept uploads before a 500 MB body is sent at it.
     const probe = await uploadSnapshotStream(session, { body: generatedBody(1024), size: 1024, fileName: 'probe.bin' });
     if (!probe.ok) {
-      if (probe.status === 501) throw new NotMeasurable('the diagnostics role answers 501 to an upload: it is not implemented (wired) yet, so part (b) cannot run.');
+      if (probe.status === 501)
+        throw new NotMeasurable(
+          'the diagnostics role answers 501 to an upload: it is not implemented (wired) yet, so part (b) cannot run.',
+        );
       throw new NotMeasurable(`the probe upload failed: ${probe.message}`);
     }
     const samples: number[] = [];
@@ -304,7 +344,8 @@ async function main(): Promise<number> {
   const runs = Number(values.runs);
   const uploadRuns = Number(values['upload-runs']);
   const [sizeMb, uploadMb] = [Number(values['size-mb']), Number(values['upload-mb'])];
-  const range = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} | ${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
+  const range = (xs: number[], digits = 0) =>
+    `${median(xs).toFixed(digits)} | ${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
   const rows: string[] = [];
   let problem: string | undefined;
 
@@ -313,8 +354,14 @@ async function main(): Promise<number> {
     const compressed = p.compressedBytes / MB;
     const unpacked = p.unpackedBytes / MB;
     rows.push(
-      `| (a) processing: extract + read + evaluate, MB/s of the ${compressed.toFixed(1)} MB archive | ${range(p.results.map((r) => compressed / (r.totalMs / 1000)), 1)} | |`,
-      `| &nbsp;&nbsp;the same, MB/s of what it unpacks to (${unpacked.toFixed(1)} MB, ${p.files} files) | ${range(p.results.map((r) => unpacked / (r.totalMs / 1000)), 1)} | |`,
+      `| (a) processing: extract + read + evaluate, MB/s of the ${compressed.toFixed(1)} MB archive | ${range(
+        p.results.map((r) => compressed / (r.totalMs / 1000)),
+        1,
+      )} | |`,
+      `| &nbsp;&nbsp;the same, MB/s of what it unpacks to (${unpacked.toFixed(1)} MB, ${p.files} files) | ${range(
+        p.results.map((r) => unpacked / (r.totalMs / 1000)),
+        1,
+      )} | |`,
       `| &nbsp;&nbsp;extract, ms | ${range(p.results.map((r) => r.extractMs))} | |`,
       `| &nbsp;&nbsp;read (the files the rules read, at most 4 MiB each, 64 MiB in all), ms | ${range(p.results.map((r) => r.readMs))} | |`,
       `| &nbsp;&nbsp;evaluate (rule set ${p.version}, ${p.rules} rules; ${p.results[0]!.hits} of them hit), ms | ${range(p.results.map((r) => r.evaluateMs))} | |`,
@@ -331,18 +378,32 @@ async function main(): Promise<number> {
         tuned.push(await uploadRun(uploadMb, 'reference-small-young'));
         bare.push(await uploadRun(uploadMb, 'bare'));
         const u = uploads.at(-1)!;
-        process.stderr.write(`upload run ${run}/${uploadRuns}: bare server growth ${bare.at(-1)!.growth.toFixed(1)} MB; with ${SMALL_YOUNG_GENERATION} ${tuned.at(-1)!.growth.toFixed(1)} MB; reference baseline ${u.baseline.toFixed(0)} MB, peak ${u.peak.toFixed(0)} MB, growth ${u.growth.toFixed(1)} MB, ${(uploadMb / u.seconds).toFixed(0)} MB/s\n`);
+        process.stderr.write(
+          `upload run ${run}/${uploadRuns}: bare server growth ${bare.at(-1)!.growth.toFixed(1)} MB; with ${SMALL_YOUNG_GENERATION} ${tuned.at(-1)!.growth.toFixed(1)} MB; reference baseline ${u.baseline.toFixed(0)} MB, peak ${u.peak.toFixed(0)} MB, growth ${u.growth.toFixed(1)} MB, ${(uploadMb / u.seconds).toFixed(0)} MB/s\n`,
+        );
       }
       rows.push(
         `| (b) upload of ${uploadMb} MB (streamed multipart): server RSS before, MB | ${range(uploads.map((u) => u.baseline))} | |`,
         `| &nbsp;&nbsp;server peak RSS during the upload (sampled every ${SAMPLE_MS} ms), MB | ${range(uploads.map((u) => u.peak))} | |`,
-        `| &nbsp;&nbsp;server RSS growth, MB | ${range(uploads.map((u) => u.growth), 1)} | under ${GOAL_GROWTH_MB} |`,
-        `| &nbsp;&nbsp;server RSS growth with \`node ${SMALL_YOUNG_GENERATION}\` (the upload process the README recommends), MB | ${range(tuned.map((u) => u.growth), 1)} | under ${GOAL_GROWTH_MB} |`,
+        `| &nbsp;&nbsp;server RSS growth, MB | ${range(
+          uploads.map((u) => u.growth),
+          1,
+        )} | under ${GOAL_GROWTH_MB} |`,
+        `| &nbsp;&nbsp;server RSS growth with \`node ${SMALL_YOUNG_GENERATION}\` (the upload process the README recommends), MB | ${range(
+          tuned.map((u) => u.growth),
+          1,
+        )} | under ${GOAL_GROWTH_MB} |`,
         `| &nbsp;&nbsp;upload rate with \`${SMALL_YOUNG_GENERATION}\`, MB/s | ${range(tuned.map((u) => uploadMb / u.seconds))} | |`,
         `| &nbsp;&nbsp;server VmHWM before / after the upload, MB | ${median(uploads.map((u) => u.hwmBefore)).toFixed(0)} / ${median(uploads.map((u) => u.hwmAfter)).toFixed(0)} | | |`,
         `| &nbsp;&nbsp;upload rate, MB/s | ${range(uploads.map((u) => uploadMb / u.seconds))} | |`,
-        `| &nbsp;&nbsp;client (this process) RSS growth, MB | ${range(uploads.map((u) => u.clientGrowth), 1)} | |`,
-        `| for scale: a bare node:http server piping the same upload to a file, RSS growth, MB | ${range(bare.map((u) => u.growth), 1)} | |`,
+        `| &nbsp;&nbsp;client (this process) RSS growth, MB | ${range(
+          uploads.map((u) => u.clientGrowth),
+          1,
+        )} | |`,
+        `| for scale: a bare node:http server piping the same upload to a file, RSS growth, MB | ${range(
+          bare.map((u) => u.growth),
+          1,
+        )} | |`,
       );
     } catch (error) {
       if (!(error instanceof NotMeasurable)) throw error;
@@ -352,7 +413,9 @@ async function main(): Promise<number> {
 
   const ran = [
     ...(values.only === 'upload' ? [] : [`${runs} processing runs after a warm-up`]),
-    ...(values.only === 'processing' ? [] : [`${uploadRuns} upload runs (a fresh process each; default, ${SMALL_YOUNG_GENERATION} and the bare server interleaved)`]),
+    ...(values.only === 'processing'
+      ? []
+      : [`${uploadRuns} upload runs (a fresh process each; default, ${SMALL_YOUNG_GENERATION} and the bare server interleaved)`]),
   ];
   const table = [
     `${ran.join(', ')}; median and range; ${revision()}, node ${process.version}, ` +

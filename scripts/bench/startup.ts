@@ -109,7 +109,15 @@ function childPid(marker: string): number {
   throw new Error(`no child process running ${marker}`);
 }
 
-type ReferenceRun = { health: Record<RoleName, number>; allHealthy: number; cpuMs: number; vessels: number; printed: number; rssMb: number; peakMb: number };
+type ReferenceRun = {
+  health: Record<RoleName, number>;
+  allHealthy: number;
+  cpuMs: number;
+  vessels: number;
+  printed: number;
+  rssMb: number;
+  peakMb: number;
+};
 
 async function referenceRun(profileDir: string | undefined): Promise<ReferenceRun> {
   const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-startup-'));
@@ -125,12 +133,20 @@ async function referenceRun(profileDir: string | undefined): Promise<ReferenceRu
     };
     const url = (role: RoleName, path: string) => `http://127.0.0.1:${ports[role]}${path}`;
     const t0 = performance.now();
-    const ready = children.start(['src/cli/main.ts', 'start'], env, /^(Portolan is running)/, profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {});
+    const ready = children.start(
+      ['src/cli/main.ts', 'start'],
+      env,
+      /^(Portolan is running)/,
+      profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {},
+    );
     let printed = NaN;
     // A child that dies early rejects `ready`; the pollers below would otherwise wait for their deadline.
     const died = ready.then(() => (printed = performance.now() - t0)).then(() => new Promise<never>(() => {}));
     const health = Object.fromEntries(
-      await Promise.race([Promise.all(ROLE_NAMES.map(async (role) => [role, await firstAnswer(url(role, '/health'), 200, t0, 30_000)] as const)), died]),
+      await Promise.race([
+        Promise.all(ROLE_NAMES.map(async (role) => [role, await firstAnswer(url(role, '/health'), 200, t0, 30_000)] as const)),
+        died,
+      ]),
     ) as Record<RoleName, number>;
     // Read at once: CPU time is what a busy machine changes least (wall times grow with its load).
     const pid = childPid('src/cli/main.ts');
@@ -153,7 +169,9 @@ async function mswRun(compileCache?: string): Promise<MswRun> {
   try {
     const env: Record<string, string> = compileCache ? { NODE_COMPILE_CACHE: compileCache } : { NODE_DISABLE_COMPILE_CACHE: '1' };
     const t0 = performance.now();
-    const [inProcess, cpuMs] = (await children.start(['scripts/bench/startup.ts', MSW_CHILD], env, /^MSW_READY (\S+ \S+)/)).split(' ').map(Number);
+    const [inProcess, cpuMs] = (await children.start(['scripts/bench/startup.ts', MSW_CHILD], env, /^MSW_READY (\S+ \S+)/))
+      .split(' ')
+      .map(Number);
     return { inProcess: inProcess!, cpuMs: cpuMs!, fromSpawn: performance.now() - t0 };
   } finally {
     await children.stop();
@@ -175,7 +193,9 @@ async function prismRun(): Promise<number> {
 async function bareRun(): Promise<number> {
   const [port] = await findFreePorts(1);
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`], {
+    stdio: 'ignore',
+  });
   try {
     return await firstAnswer(`http://127.0.0.1:${port}/`, 200, t0, 10_000);
   } finally {

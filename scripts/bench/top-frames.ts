@@ -44,7 +44,10 @@ function shorten(url: string): string {
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '20' }, 'skip-ms': { type: 'string', default: '0' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '20' }, 'skip-ms': { type: 'string', default: '0' } },
+  });
   if (positionals.length !== 1) {
     console.error('Usage: node scripts/bench/top-frames.ts <file.cpuprofile> [--top 20] [--skip-ms 0]');
     process.exit(2);
@@ -55,6 +58,8 @@ if (import.meta.main) {
   console.log('| # | function | url:line | self ms | % |');
   console.log('|---:|---|---|---:|---:|');
   frames.slice(0, Number(values.top)).forEach((f, i) => {
-    console.log(`| ${i + 1} | ${f.name.replaceAll('|', '\\|')} | ${f.where} | ${f.selfMs.toFixed(1)} | ${((100 * f.selfMs) / totalMs).toFixed(1)} |`);
+    console.log(
+      `| ${i + 1} | ${f.name.replaceAll('|', '\\|')} | ${f.where} | ${f.selfMs.toFixed(1)} | ${((100 * f.selfMs) / totalMs).toFixed(1)} |`,
+    );
   });
 }

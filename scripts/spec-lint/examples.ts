@@ -4,7 +4,6 @@ import { isObject, resolveRef } from '../../src/lib/contract/json-pointer.ts';
 
 type Json = Record<string, unknown>;
 
-
 /** Media types whose examples are JSON values checked against the schema; others must be strings. */
 function isStructured(mediaType: string): boolean {
   return /json|x-www-form-urlencoded|multipart\//.test(mediaType);
@@ -61,12 +60,14 @@ export function checkExamples(doc: Json, file: string): Finding[] {
   // Walk every object: request bodies and responses (inline or in components) must carry examples;
   // any other media type object with examples (parameters with content, extensions) is still checked.
   const walk = (node: unknown, segments: string[]) => {
-    if (Array.isArray(node)) return node.forEach((v, i) => walk(v, [...segments, String(i)]));
+    if (Array.isArray(node)) {
+      for (const [i, v] of node.entries()) walk(v, [...segments, String(i)]);
+      return;
+    }
     if (!isObject(node)) return;
     if (segments.join('/') === 'components/schemas') return; // schemas carry no media types
     const parent = segments.at(-2);
-    const isBodyOrResponse =
-      segments.at(-1) === 'requestBody' || parent === 'responses' || parent === 'requestBodies';
+    const isBodyOrResponse = segments.at(-1) === 'requestBody' || parent === 'responses' || parent === 'requestBodies';
     if (isObject(node.content)) {
       visitContent(segments, node.content, isBodyOrResponse);
     }

@@ -40,7 +40,9 @@ type Parsed = { doc: Record<string, unknown> } | { finding: Finding };
 
 /** One YAML text parsed; a syntax error (or a document that is not a mapping) is one finding naming the file and the line. */
 export function parseSpecText(text: string, file: string): Parsed {
-  const syntax = (message: string): Parsed => ({ finding: { file, tool: 'yaml', rule: 'syntax', severity: 'error', pointer: '', message } });
+  const syntax = (message: string): Parsed => ({
+    finding: { file, tool: 'yaml', rule: 'syntax', severity: 'error', pointer: '', message },
+  });
   let doc: unknown;
   try {
     doc = parse(text);
@@ -78,7 +80,11 @@ function seedTable(path: string, doc: Record<string, unknown>): { pointers: Set<
       siblings.set(sibling, parsed);
     }
     if ('doc' in parsed) docs.set(name, parsed.doc);
-    else findings.push({ ...parsed.finding, message: `${parsed.finding.message} (the seed table of ${relative(process.cwd(), readme)} is read without its operations)` });
+    else
+      findings.push({
+        ...parsed.finding,
+        message: `${parsed.finding.message} (the seed table of ${relative(process.cwd(), readme)} is read without its operations)`,
+      });
   }
   return { pointers: seedPointers(readmeText, docs).get(basename(path)) ?? new Set(), findings };
 }
@@ -98,7 +104,14 @@ export async function lintSpec(path: string): Promise<Finding[]> {
     const details = (error as { details?: { instancePath?: string; message?: string }[] }).details;
     if (details?.length) {
       for (const d of details) {
-        findings.push({ file, tool: 'swagger-parser', rule: 'validate', severity: 'error', pointer: d.instancePath ?? '', message: d.message ?? String(error) });
+        findings.push({
+          file,
+          tool: 'swagger-parser',
+          rule: 'validate',
+          severity: 'error',
+          pointer: d.instancePath ?? '',
+          message: d.message ?? String(error),
+        });
       }
     } else {
       findings.push({ file, tool: 'swagger-parser', rule: 'validate', severity: 'error', pointer: '', message: (error as Error).message });

@@ -39,7 +39,8 @@ function collectElements(doc: Json): Element[] {
       walkSchema(property, at, chain, seen);
     }
     for (const keyword of SCHEMA_CHILDREN) {
-      if (Array.isArray(node[keyword])) (node[keyword] as unknown[]).forEach((s, i) => walkSchema(s, `${where}/${keyword}/${i}`, chain, seen));
+      if (Array.isArray(node[keyword]))
+        for (const [i, s] of (node[keyword] as unknown[]).entries()) walkSchema(s, `${where}/${keyword}/${i}`, chain, seen);
     }
     if (isObject(node.items)) walkSchema(node.items, `${where}/items`, chain, seen);
     if (isObject(node.additionalProperties)) walkSchema(node.additionalProperties, `${where}/additionalProperties`, chain, seen);
@@ -62,7 +63,12 @@ function collectElements(doc: Json): Element[] {
       if (body.node) walkContent(body.node, body.pointers.at(-1)!, [...chain, ...body.pointers]);
       for (const [status, raw] of Object.entries(isObject(op.responses) ? op.responses : {})) {
         const response = follow(doc, raw, `${opPointer}/responses/${status}`);
-        elements.push({ pointer: `${opPointer}/responses/${status}`, what: `response ${status} of ${String(op.operationId)}`, aliases: response.pointers, chain: [...chain, ...response.pointers] });
+        elements.push({
+          pointer: `${opPointer}/responses/${status}`,
+          what: `response ${status} of ${String(op.operationId)}`,
+          aliases: response.pointers,
+          chain: [...chain, ...response.pointers],
+        });
         if (response.node) walkContent(response.node, response.pointers.at(-1)!, [...chain, ...response.pointers]);
       }
     }

@@ -6,7 +6,6 @@ import { isObject, resolveRef } from '../../src/lib/contract/json-pointer.ts';
 const { oas } = spectralRulesets;
 const { truthy, pattern, enumeration } = spectralFunctions;
 
-type Json = Record<string, unknown>;
 const OPERATIONS = '$.paths[*][get,put,post,delete,options,head,patch,trace]';
 export const ROLES = ['gateway', 'mapping', 'device', 'central', 'diagnostics', 'login'];
 

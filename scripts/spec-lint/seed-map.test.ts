@@ -18,7 +18,15 @@ t.test('every spec pointer in the seed table of specs/README.md resolves', async
 });
 
 t.test('the seed table has rows for every interface in every section the seed has', async (t) => {
-  for (const section of ['Resources and their fields', 'States and transitions', 'Endpoints', 'Authentication', 'Errors', 'Limits', 'Versioning']) {
+  for (const section of [
+    'Resources and their fields',
+    'States and transitions',
+    'Endpoints',
+    'Authentication',
+    'Errors',
+    'Limits',
+    'Versioning',
+  ]) {
     t.match(readme, new RegExp(`### ${section}\\n`), `section ${section}`);
   }
   for (const letter of 'ABCDEFGH') t.match(readme, new RegExp(`\\n\\| ${letter} \\| `), `rows for interface ${letter}`);

@@ -16,7 +16,8 @@ function operationIndex(docs: ReadonlyMap<string, Doc>): Map<string, OperationRe
     for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
       for (const method of HTTP_METHODS) {
         const op = isObject(item) ? item[method] : undefined;
-        if (isObject(op) && typeof op.operationId === 'string') index.set(op.operationId, { file, pointer: toPointer(['paths', path, method]), op });
+        if (isObject(op) && typeof op.operationId === 'string')
+          index.set(op.operationId, { file, pointer: toPointer(['paths', path, method]), op });
       }
     }
   }
@@ -26,7 +27,9 @@ function operationIndex(docs: ReadonlyMap<string, Doc>): Map<string, OperationRe
 /** The elements column of every row of the seed section's tables. */
 function elementCells(readme: string): string[] {
   const section = readme.split(/^## From the seed to the specs$/m)[1] ?? '';
-  return [...section.matchAll(/^\|[^|\n]*\|[^|\n]*\|(.*)\|\s*$/gm)].map((m) => m[1]!.trim()).filter((c) => c !== 'spec elements' && !/^-+$/.test(c));
+  return [...section.matchAll(/^\|[^|\n]*\|[^|\n]*\|(.*)\|\s*$/gm)]
+    .map((m) => m[1]!.trim())
+    .filter((c) => c !== 'spec elements' && !/^-+$/.test(c));
 }
 
 /** Whether a README has a seed table at all (without one, no spec needs to be parsed to read it). */
@@ -46,7 +49,10 @@ export function seedPointers(readme: string, docs: ReadonlyMap<string, Doc>): Ma
     for (const m of cell.matchAll(/([a-z-]+\.yaml)#(\/[^\s,;)`|]*)((?:,\s*\/[^\s,;)`|]*)*)/g)) {
       const [, file, base, continuations] = m as unknown as [string, string, string, string];
       add(file, base);
-      for (const c of continuations.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const c of continuations
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const segments = c.split('/').length - 1;
         add(file, base.split('/').slice(0, -segments).join('/') + c);
       }

@@ -18,7 +18,10 @@ t.test('operationIds are unique across all specs and every operation is served o
     for (const op of listOperations(loadSpec(name))) {
       t.notOk(seen.has(op.operationId), `${op.operationId} (${name}) is not also in ${seen.get(op.operationId)}`);
       seen.set(op.operationId, name);
-      t.ok(op.roles.length > 0 && op.roles.every((r) => (ROLE_NAMES as string[]).includes(r)), `${op.operationId} has roles ${op.roles.join(', ')}`);
+      t.ok(
+        op.roles.length > 0 && op.roles.every((r) => (ROLE_NAMES as string[]).includes(r)),
+        `${op.operationId} has roles ${op.roles.join(', ')}`,
+      );
     }
   }
 });
@@ -31,5 +34,9 @@ t.test('the linter catches a broken spec and names each problem', async (t) => {
   t.ok(rules.has('examples/example-invalid'), 'an example that breaks its schema');
   t.ok(rules.has('examples/named-examples'), 'an error response without a named example');
   const invalid = findings.find((f) => f.rule === 'example-invalid');
-  t.equal(invalid?.pointer, '/paths/~1api~1charts~1{chartId}/get/responses/200/content/application~1json/examples/one', 'the finding points at the example');
+  t.equal(
+    invalid?.pointer,
+    '/paths/~1api~1charts~1{chartId}/get/responses/200/content/application~1json/examples/one',
+    'the finding points at the example',
+  );
 });

@@ -15,20 +15,35 @@ t.test('a syntax error in another spec of the folder is one finding naming that 
   const findings = await lintSpec(join(dir, 'things.yaml'));
   const yaml = findings.filter((f) => f.tool === 'yaml');
   t.equal(yaml.length, 1);
-  t.match(formatFinding(yaml[0]!), new RegExp(`^${rel(join(dir, 'broken.yaml')).replace(/[.]/g, '\\.')}: error yaml/syntax: YAML syntax error at line 4: .+ \\(the seed table of .*README\\.md is read without its operations\\)$`));
+  t.match(
+    formatFinding(yaml[0]!),
+    new RegExp(
+      `^${rel(join(dir, 'broken.yaml')).replace(/[.]/g, '\\.')}: error yaml/syntax: YAML syntax error at line 4: .+ \\(the seed table of .*README\\.md is read without its operations\\)$`,
+    ),
+  );
   t.notMatch(yaml[0]!.message, /\n/, 'one line');
-  t.same(findings.filter((f) => f.tool === 'origin').map((f) => f.pointer), ['/components/schemas/Thing/properties/note', '/paths/~1things~1{id}/get/responses/410'], 'the seed table is still read');
+  t.same(
+    findings.filter((f) => f.tool === 'origin').map((f) => f.pointer),
+    ['/components/schemas/Thing/properties/note', '/paths/~1things~1{id}/get/responses/410'],
+    'the seed table is still read',
+  );
 });
 
 t.test('without a seed table beside it, the other specs of the folder are not parsed at all', async (t) => {
   const dir = t.testdir({ 'things.yaml': fixture('things.yaml'), 'broken.yaml': BROKEN });
   const findings = await lintSpec(join(dir, 'things.yaml'));
-  t.same(findings.filter((f) => f.tool === 'yaml'), []);
+  t.same(
+    findings.filter((f) => f.tool === 'yaml'),
+    [],
+  );
 });
 
 t.test('a syntax error in the spec linted is its one finding, with the line', async (t) => {
   const dir = t.testdir({ 'broken.yaml': BROKEN, 'README.md': fixture('README.md') });
   const findings = await lintSpec(join(dir, 'broken.yaml'));
   t.equal(findings.length, 1);
-  t.match(formatFinding(findings[0]!), new RegExp(`^${rel(join(dir, 'broken.yaml')).replace(/[.]/g, '\\.')}: error yaml/syntax: YAML syntax error at line 4: [^\\n]+$`));
+  t.match(
+    formatFinding(findings[0]!),
+    new RegExp(`^${rel(join(dir, 'broken.yaml')).replace(/[.]/g, '\\.')}: error yaml/syntax: YAML syntax error at line 4: [^\\n]+$`),
+  );
 });

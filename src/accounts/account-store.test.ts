@@ -39,9 +39,17 @@ async function accountSuite(t: TapTest, url: string) {
   t.equal(await accounts.verify('admin', 'admin', 'root pw'), 'allow');
   t.same(await accounts.list(), [
     { profile: 'admin', username: 'admin', createdAt: '2026-01-01T00:01:00.000Z', updatedAt: '2026-01-01T00:01:00.000Z' },
-    { profile: 'registration_check', username: 'alice@example.com', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:01:00.000Z' },
+    {
+      profile: 'registration_check',
+      username: 'alice@example.com',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:01:00.000Z',
+    },
   ]);
-  t.same((await accounts.list('admin')).map((a) => a.username), ['admin']);
+  t.same(
+    (await accounts.list('admin')).map((a) => a.username),
+    ['admin'],
+  );
   t.equal(await accounts.has('admin', 'admin'), true);
 
   t.equal(await accounts.remove('registration_check', 'alice@example.com'), true);

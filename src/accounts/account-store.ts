@@ -39,7 +39,8 @@ export function accountNameProblem(kind: 'profile' | 'username', value: string):
   const max = kind === 'profile' ? 255 : 256;
   if (value.length === 0 || value.length > max) return `${kind} must be 1 to ${max} characters`;
   if (/[\u0000-\u001f\u007f]/.test(value)) return `${kind} must not contain control characters`;
-  if (kind === 'username' && value.includes(':')) return 'username must not contain a colon (basic authentication separates user and password with it)';
+  if (kind === 'username' && value.includes(':'))
+    return 'username must not contain a colon (basic authentication separates user and password with it)';
   return undefined;
 }
 
@@ -80,7 +81,10 @@ export function createAccountStore(db: Database, options: AccountStoreOptions): 
     async add(profile, username, password) {
       const { hash, now } = await prepare(profile, username, password);
       try {
-        await db.execute('INSERT INTO account_users (profile, username, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [profile, username, hash, now]);
+        await db.execute(
+          'INSERT INTO account_users (profile, username, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)',
+          [profile, username, hash, now],
+        );
       } catch (error) {
         if (isDatabaseError(error, 'unique-violation')) return 'exists';
         throw error;
@@ -91,9 +95,15 @@ export function createAccountStore(db: Database, options: AccountStoreOptions): 
     async setPassword(profile, username, password) {
       const { hash, now } = await prepare(profile, username, password);
       const existed = await db.transaction(async (tx) => {
-        const updated = await tx.execute('UPDATE account_users SET password_hash = $1, updated_at = $2 WHERE profile = $3 AND username = $4', [hash, now, profile, username]);
+        const updated = await tx.execute(
+          'UPDATE account_users SET password_hash = $1, updated_at = $2 WHERE profile = $3 AND username = $4',
+          [hash, now, profile, username],
+        );
         if (updated.rowCount > 0) return true;
-        await tx.execute('INSERT INTO account_users (profile, username, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [profile, username, hash, now]);
+        await tx.execute(
+          'INSERT INTO account_users (profile, username, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)',
+          [profile, username, hash, now],
+        );
         return false;
       });
       changes++;
@@ -109,13 +119,22 @@ export function createAccountStore(db: Database, options: AccountStoreOptions): 
     },
     async list(profile) {
       const columns = 'SELECT profile, username, created_at, updated_at FROM account_users';
-      const rows = profile === undefined
-        ? await db.query(`${columns} ORDER BY profile, username`)
-        : await db.query(`${columns} WHERE profile = $1 ORDER BY username`, [profile]);
-      return rows.map((r) => ({ profile: String(r.profile), username: String(r.username), createdAt: String(r.created_at), updatedAt: String(r.updated_at) }));
+      const rows =
+        profile === undefined
+          ? await db.query(`${columns} ORDER BY profile, username`)
+          : await db.query(`${columns} WHERE profile = $1 ORDER BY username`, [profile]);
+      return rows.map((r) => ({
+        profile: String(r.profile),
+        username: String(r.username),
+        createdAt: String(r.created_at),
+        updatedAt: String(r.updated_at),
+      }));
     },
     async verify(profile, username, password) {
-      const [row] = await db.query<{ password_hash: string }>('SELECT password_hash FROM account_users WHERE profile = $1 AND username = $2', [profile, username]);
+      const [row] = await db.query<{ password_hash: string }>(
+        'SELECT password_hash FROM account_users WHERE profile = $1 AND username = $2',
+        [profile, username],
+      );
       if (row) return (await verify(password, row.password_hash)) ? 'allow' : 'deny';
       await burnOneHash(password);
       const started = await db.query('SELECT 1 AS found FROM account_users WHERE profile = $1 LIMIT 1', [profile]);

@@ -7,7 +7,6 @@ import { createAccountStore } from './account-store.ts';
 import { bootstrapAdmin } from './admin-bootstrap.ts';
 import { ACCOUNT_MIGRATIONS } from './migrations.ts';
 
-
 t.test('admin bootstrap: generated once, kept, then replaced by a configured password', async (t) => {
   const db = await openDatabase(tempSqliteUrl(t).url, { migrations: ACCOUNT_MIGRATIONS });
   t.teardown(() => db.close());
@@ -38,7 +37,10 @@ t.test('admin bootstrap: generated once, kept, then replaced by a configured pas
 
 t.test('the system stores the configured admin at start and exposes the accounts', async (t) => {
   const announced: string[] = [];
-  const { system } = await startTestSystem(t, { config: { adminUser: 'root', adminPassword: 'configured pw' }, announce: (m) => void announced.push(m) });
+  const { system } = await startTestSystem(t, {
+    config: { adminUser: 'root', adminPassword: 'configured pw' },
+    announce: (m) => void announced.push(m),
+  });
   t.equal(await system.accounts.verify('admin', 'root', 'configured pw'), 'allow');
   t.same(announced, [], 'nothing generated');
 });

@@ -43,7 +43,10 @@ export async function bootstrapAdmin(accounts: AccountStore, options: AdminBoots
   const password = randomBytes(18).toString('base64url');
   if ((await accounts.add(ADMIN_PROFILE, username, password)) === 'exists') {
     // Another process sharing the store made the account meanwhile: keep its password.
-    options.logger.warn({ adminUser: username }, 'another process created the administrative account first; set PORTOLAN_ADMIN_PASSWORD for client registration (D)');
+    options.logger.warn(
+      { adminUser: username },
+      'another process created the administrative account first; set PORTOLAN_ADMIN_PASSWORD for client registration (D)',
+    );
     return { username, password: undefined };
   }
   options.announce(

@@ -69,7 +69,14 @@ export function createTokenService(db: Database, options: TokenServiceOptions): 
   const { clock, issuer } = options;
   const refreshTimeout = options.refreshTimeoutSeconds ?? 36_000;
 
-  const insert = async (sql: Database, kind: 'access' | 'refresh', username: string, address: string, family: string, timeoutSeconds: number): Promise<IssuedToken> => {
+  const insert = async (
+    sql: Database,
+    kind: 'access' | 'refresh',
+    username: string,
+    address: string,
+    family: string,
+    timeoutSeconds: number,
+  ): Promise<IssuedToken> => {
     const token = newToken();
     const startMs = clock.nowMs();
     const expiresMs = startMs + timeoutSeconds * 1000;
@@ -114,7 +121,11 @@ export function createTokenService(db: Database, options: TokenServiceOptions): 
           await tx.execute('DELETE FROM auth_tokens WHERE issuer = $1 AND family = $2', [issuer, family]);
           return undefined;
         }
-        await tx.execute("UPDATE auth_tokens SET kind = 'rotated', family = $3 WHERE token_hash = $1 AND issuer = $2", [hash, issuer, family]);
+        await tx.execute("UPDATE auth_tokens SET kind = 'rotated', family = $3 WHERE token_hash = $1 AND issuer = $2", [
+          hash,
+          issuer,
+          family,
+        ]);
         return grant(tx, row.username, address, family);
       });
     },

@@ -6,7 +6,15 @@ import { basicAuthorization, createBasicAuthenticator, parseBasicAuth } from './
 t.test('parseBasicAuth reads user and password; the password may hold colons', async (t) => {
   t.same(parseBasicAuth(basicAuthorization('admin', 's3:cr:3t')), { username: 'admin', password: 's3:cr:3t' });
   t.same(parseBasicAuth(`bAsIc   ${Buffer.from('\u00e9mile:pw').toString('base64')}`), { username: '\u00e9mile', password: 'pw' });
-  for (const bad of [undefined, '', 'Bearer abc', 'Basic', 'Basic !!!', `Basic ${Buffer.from('nocolon').toString('base64')}`, `Basic ${Buffer.from(':pw').toString('base64')}`]) {
+  for (const bad of [
+    undefined,
+    '',
+    'Bearer abc',
+    'Basic',
+    'Basic !!!',
+    `Basic ${Buffer.from('nocolon').toString('base64')}`,
+    `Basic ${Buffer.from(':pw').toString('base64')}`,
+  ]) {
     t.equal(parseBasicAuth(bad), undefined, `refused: ${bad}`);
   }
   t.equal(parseBasicAuth([basicAuthorization('a', 'b'), basicAuthorization('c', 'd')]), undefined, 'two headers are refused');
@@ -63,7 +71,10 @@ t.test('a password change drops the remembered checks at once', async (t) => {
 async function answers(user: string, password: string, attempts: number, everyMs: number) {
   const store = countingStore();
   const clock = createFakeClock();
-  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock, backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 } });
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', {
+    clock,
+    backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 },
+  });
   const seen: boolean[] = [];
   for (let i = 0; i < attempts; i++) {
     seen.push(await check(basicAuthorization(user, password)));
@@ -75,7 +86,10 @@ async function answers(user: string, password: string, attempts: number, everyMs
 t.test('past 5 failures for one user, attempts are refused unchecked, even with the right password, until the wait passes', async (t) => {
   const store = countingStore();
   const clock = createFakeClock();
-  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock, backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 } });
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', {
+    clock,
+    backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 },
+  });
   const wrong = basicAuthorization('admin', 'guess');
   const right = basicAuthorization('admin', 'pw');
   for (let i = 0; i < 5; i++) t.equal(await check(wrong), false);

@@ -24,7 +24,8 @@ export function parseBasicAuth(header: string | readonly string[] | undefined): 
 }
 
 /** `Basic <base64(user:password)>`, the header value for outgoing calls. */
-export const basicAuthorization = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+export const basicAuthorization = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 
 /** Checks a basic Authorization header; `from` (the client's address) keys the failure backoff. */
 export type BasicAuthenticator = (authorization: string | string[] | undefined, from?: string) => Promise<boolean>;
@@ -51,7 +52,11 @@ export type BasicAuthenticatorOptions = {
  * Repeated failures for one user name are slowed down (login-backoff.ts): past the free ones, that
  * name's attempts answer `false` unchecked, the same answer as a wrong password or an unknown user.
  */
-export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN_PROFILE, options: BasicAuthenticatorOptions = {}): BasicAuthenticator {
+export function createBasicAuthenticator(
+  accounts: AccountStore,
+  profile = ADMIN_PROFILE,
+  options: BasicAuthenticatorOptions = {},
+): BasicAuthenticator {
   const clock = options.clock ?? systemClock;
   const ttl = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.cacheMaxEntries ?? 1000;
@@ -68,7 +73,12 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
   const checking = new Map<string, Promise<boolean>>();
   let seenChanges = accounts.changes();
 
-  const check = async (cacheKey: string, { username, password }: BasicCredentials, backoffKey: string, from: string | undefined): Promise<boolean> => {
+  const check = async (
+    cacheKey: string,
+    { username, password }: BasicCredentials,
+    backoffKey: string,
+    from: string | undefined,
+  ): Promise<boolean> => {
     const finish = (outcome: LoginOutcome) => {
       backoff.finish(backoffKey, outcome);
       if (from !== undefined) addressBackoff.finish(from, outcome);
@@ -105,7 +115,9 @@ export function createBasicAuthenticator(accounts: AccountStore, profile = ADMIN
     }
     const credentials = parseBasicAuth(authorization);
     if (!credentials) return false;
-    const cacheKey = createHmac('sha256', key).update(authorization as string).digest('base64');
+    const cacheKey = createHmac('sha256', key)
+      .update(authorization as string)
+      .digest('base64');
     const joined = checking.get(cacheKey);
     if (joined) return joined;
     // The backoff comes before the cache: otherwise a blocked name could still test guesses against

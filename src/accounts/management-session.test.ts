@@ -31,7 +31,8 @@ async function startFakeDevice(t: TapTest, clock: { nowMs(): number }, options: 
     return JSON.parse(text || '{}') as Record<string, unknown>;
   };
   const server = createServer(async (req, res) => {
-    const answer = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const answer = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const refused = () => answer(401, { code: 401, message: 'Authentication failed.', errorStack: [], apiError: 1 });
     if (req.url === '/mgmt/shared/authn/login') {
       counts.login++;
@@ -68,9 +69,19 @@ async function startFakeDevice(t: TapTest, clock: { nowMs(): number }, options: 
 async function setUp(t: TapTest, password: string | null = 'right') {
   const clock = createFakeClock();
   const device = await startFakeDevice(t, clock);
-  const session = createManagementSession({ baseUrl: () => device.url, username: 'admin', password: password ?? undefined, passwordMissing: 'no password known', clock, timeoutMs: 5000 });
+  const session = createManagementSession({
+    baseUrl: () => device.url,
+    username: 'admin',
+    password: password ?? undefined,
+    passwordMissing: 'no password known',
+    clock,
+    timeoutMs: 5000,
+  });
   const probe = async () => {
-    const result = await session.call((client, signal) => client.get({ url: '/probe', signal }) as Promise<SdkResult>, () => AbortSignal.timeout(5000));
+    const result = await session.call(
+      (client, signal) => client.get({ url: '/probe', signal }) as Promise<SdkResult>,
+      () => AbortSignal.timeout(5000),
+    );
     return 'failure' in result ? result : result.response?.status;
   };
   return { clock, device, session, probe };
@@ -91,7 +102,11 @@ t.test('an expiring token is renewed with the refresh token, never the password,
     clock.advance(3_600_000);
     t.equal(await probe(), 200, `${hour} h later`);
   }
-  t.same({ login: device.counts.login, exchange: device.counts.exchange }, { login: 1, exchange: 8 }, 'one exchange per expired token, no second login');
+  t.same(
+    { login: device.counts.login, exchange: device.counts.exchange },
+    { login: 1, exchange: 8 },
+    'one exchange per expired token, no second login',
+  );
   clock.advance(3_600_000);
   t.equal(await probe(), 200, '9 h: the refresh token runs low; the login is tried, fails, and the refresh token still serves');
   t.same({ login: device.counts.login, exchange: device.counts.exchange }, { login: 2, exchange: 9 });
@@ -115,7 +130,14 @@ t.test('no password, a wrong one, or no device: a failure with the cause, never 
   const failure = await wrong.probe();
   t.match(failure, { failure: 'the management login failed', cause: { response: { status: 401 } } });
   t.notMatch(JSON.stringify(failure), /wrong password/);
-  const session = createManagementSession({ baseUrl: () => 'http://127.0.0.1:9', username: 'admin', password: 'x', passwordMissing: '', clock: createFakeClock(), timeoutMs: 5000 });
+  const session = createManagementSession({
+    baseUrl: () => 'http://127.0.0.1:9',
+    username: 'admin',
+    password: 'x',
+    passwordMissing: '',
+    clock: createFakeClock(),
+    timeoutMs: 5000,
+  });
   t.match(await session.warm(), { failure: 'the management login failed', cause: { error: Error } });
 });
 
@@ -128,14 +150,22 @@ t.test('a login at start that the device never answers ends when the process sto
   });
   const session = createManagementSession({
     baseUrl: () => `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-    username: 'admin', password: 'x', passwordMissing: '', clock: createFakeClock(), timeoutMs: 3_600_000,
+    username: 'admin',
+    password: 'x',
+    passwordMissing: '',
+    clock: createFakeClock(),
+    timeoutMs: 3_600_000,
   });
   const stopping = new AbortController();
   const arrived = new Promise((resolve) => silent.once('request', resolve));
   const warming = session.warm(stopping.signal);
   await arrived;
   stopping.abort();
-  t.match(await warming, { failure: 'the management login failed', cause: { error: { name: 'AbortError' } } }, 'ended by the stop (the time limit is an hour)');
+  t.match(
+    await warming,
+    { failure: 'the management login failed', cause: { error: { name: 'AbortError' } } },
+    'ended by the stop (the time limit is an hour)',
+  );
 });
 
 t.test('a device that rotates refresh tokens: an idle session renews itself and never sends the password again', async (t) => {
@@ -146,19 +176,27 @@ t.test('a device that rotates refresh tokens: an idle session renews itself and 
   const stopping = new AbortController();
   t.teardown(() => stopping.abort());
   const session = createManagementSession({
-    baseUrl: () => device.url, username: 'admin', password: 'right', passwordMissing: '', clock, timeoutMs: 5000,
+    baseUrl: () => device.url,
+    username: 'admin',
+    password: 'right',
+    passwordMissing: '',
+    clock,
+    timeoutMs: 5000,
     keepAlive: { timers: clock, stop: stopping.signal },
   });
   t.equal(await session.warm(), undefined, 'logged in');
   device.setPassword('changed');
-  t.same(clock.pendingTimers(), [18_000_000], 'the keep-alive is due when half of the refresh token\'s 10 h have passed');
+  t.same(clock.pendingTimers(), [18_000_000], "the keep-alive is due when half of the refresh token's 10 h have passed");
   for (let step = 1; step <= 7; step++) {
     await clock.advanceAsync(18_000_000);
     // Joins the keep-alive's exchange under way (the access token it replaced is still live): sends nothing itself.
     t.equal(await session.warm(), undefined, `${step * 5} h`);
     t.same(device.counts, { login: 1, exchange: step, calls: 0, refused: 0 }, `${step * 5} h: one keep-alive exchange per 5 h, no login`);
   }
-  const probe = await session.call((client, signal) => client.get({ url: '/probe', signal }) as Promise<SdkResult>, () => AbortSignal.timeout(5000));
+  const probe = await session.call(
+    (client, signal) => client.get({ url: '/probe', signal }) as Promise<SdkResult>,
+    () => AbortSignal.timeout(5000),
+  );
   t.equal('response' in probe ? probe.response?.status : probe, 200, 'after 35 h, a call goes through on the renewed token');
   stopping.abort();
   t.same(clock.pendingTimers(), [], 'the stop ends the keep-alive');
@@ -170,7 +208,12 @@ t.test('a device that does not rotate: no keep-alive exchanges (they would renew
   const stopping = new AbortController();
   t.teardown(() => stopping.abort());
   const session = createManagementSession({
-    baseUrl: () => device.url, username: 'admin', password: 'right', passwordMissing: '', clock, timeoutMs: 5000,
+    baseUrl: () => device.url,
+    username: 'admin',
+    password: 'right',
+    passwordMissing: '',
+    clock,
+    timeoutMs: 5000,
     keepAlive: { timers: clock, stop: stopping.signal },
   });
   t.equal(await session.warm(), undefined);

@@ -38,7 +38,10 @@ export type ManagementSession = {
    * One call with the session's token in `X-Vendor-Auth-Token`: logs in or renews first when needed, and
    * once more after a 401 (the token was revoked or the device restarted). `signal` limits each attempt.
    */
-  call(send: (client: SdkClient, signal: AbortSignal) => Promise<SdkResult>, signal: () => AbortSignal): Promise<SdkResult | SessionFailure>;
+  call(
+    send: (client: SdkClient, signal: AbortSignal) => Promise<SdkResult>,
+    signal: () => AbortSignal,
+  ): Promise<SdkResult | SessionFailure>;
   /**
    * Gets a token now unless one is held (or waits for the renewal under way): a start logs in before anyone
    * else's failed logins can block it. `cancel` ends the login early (the process is stopping).
@@ -90,7 +93,8 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
       : undefined;
 
   /** Each login or exchange ends at the time limit, or when `cancel` aborts. */
-  const limit = (cancel: AbortSignal | undefined) => (cancel ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel]) : AbortSignal.timeout(timeoutMs));
+  const limit = (cancel: AbortSignal | undefined) =>
+    cancel ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel]) : AbortSignal.timeout(timeoutMs);
 
   /** Shared by concurrent callers: one login or exchange at a time. */
   const shared = (work: () => Promise<string | SessionFailure>) => (pending ??= work().finally(() => (pending = undefined)));
@@ -102,7 +106,11 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
     const held = refresh;
     if (!keepAlive || keepAlive.stop.aborted || !rotates || !live(held, 0)) return;
     const delayMs = Math.max(KEEP_ALIVE_MIN_MS, (held.expiresMs - clock.nowMs()) / 2);
-    cancelKeepAlive = keepAlive.timers.after(delayMs, () => void (refresh === held && !pending ? shared(() => exchange(held, keepAlive.stop)) : undefined), { background: true });
+    cancelKeepAlive = keepAlive.timers.after(
+      delayMs,
+      () => void (refresh === held && !pending ? shared(() => exchange(held, keepAlive.stop)) : undefined),
+      { background: true },
+    );
   }
   keepAlive?.stop.addEventListener('abort', () => cancelKeepAlive?.(), { once: true });
 
@@ -110,11 +118,21 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
     if (options.password === undefined) return { failure: options.passwordMissing };
     const client = createClient({ baseUrl: options.baseUrl() });
     const result = await settle(() =>
-      device.loginDeviceUser({ client, body: { username: options.username, password: options.password!, loginProviderName: provider }, signal: limit(cancel) }),
+      device.loginDeviceUser({
+        client,
+        body: { username: options.username, password: options.password!, loginProviderName: provider },
+        signal: limit(cancel),
+      }),
     );
-    const answer = result.data as { token?: { token?: unknown; timeout?: unknown }; refreshToken?: { token?: unknown; timeout?: unknown } } | undefined;
+    const answer = result.data as
+      | { token?: { token?: unknown; timeout?: unknown }; refreshToken?: { token?: unknown; timeout?: unknown } }
+      | undefined;
     const token = result.response?.ok ? heldFor(answer?.token, 1200) : undefined;
-    if (!token) return { failure: result.response?.ok ? 'the management login answered without a token' : 'the management login failed', cause: result };
+    if (!token)
+      return {
+        failure: result.response?.ok ? 'the management login answered without a token' : 'the management login failed',
+        cause: result,
+      };
     access = token;
     refresh = heldFor(answer?.refreshToken, 36_000);
     scheduleKeepAlive();
@@ -124,8 +142,12 @@ export function createManagementSession(options: ManagementSessionOptions): Mana
   /** Renews the access token; takes the refresh token's successor when the device rotates it. */
   async function exchange(held: Held, cancel: AbortSignal | undefined): Promise<string | SessionFailure> {
     const client = createClient({ baseUrl: options.baseUrl() });
-    const result = await settle(() => device.exchangeDeviceRefreshToken({ client, body: { refreshToken: { token: held.value } }, signal: limit(cancel) }));
-    const answer = result.data as { token?: { token?: unknown; timeout?: unknown }; refreshToken?: { token?: unknown; timeout?: unknown } } | undefined;
+    const result = await settle(() =>
+      device.exchangeDeviceRefreshToken({ client, body: { refreshToken: { token: held.value } }, signal: limit(cancel) }),
+    );
+    const answer = result.data as
+      | { token?: { token?: unknown; timeout?: unknown }; refreshToken?: { token?: unknown; timeout?: unknown } }
+      | undefined;
     const token = result.response?.ok ? heldFor(answer?.token, 1200) : undefined;
     if (token) {
       access = token;

@@ -17,7 +17,9 @@ const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+
 function derive(password: string, salt: Buffer, keyBytes: number, { ln, r, p }: ScryptParameters): Promise<Buffer> {
   const N = 2 ** ln;
   const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, keyBytes, options, (e, key) => (e ? reject(e) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, keyBytes, options, (e, key) => (e ? reject(e) : resolve(key))),
+  );
 }
 
 const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');

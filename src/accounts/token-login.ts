@@ -28,7 +28,11 @@ export function tokenState(issued: IssuedToken, username: string, provider: stri
   };
 }
 
-const refreshTokenState = (issued: IssuedToken) => ({ token: issued.token, timeout: issued.timeoutSeconds, expirationMicros: micros(issued.expiresMs) });
+const refreshTokenState = (issued: IssuedToken) => ({
+  token: issued.token,
+  timeout: issued.timeoutSeconds,
+  expirationMicros: micros(issued.expiresMs),
+});
 
 /** The answer of a successful login (REAL-PRODUCTS.md B; the device answers the same). */
 export function loginResponse(grant: TokenGrant, provider: string) {
@@ -63,7 +67,12 @@ export function createTokenLogin(deps: { tokens: TokenService; checkPassword: Ba
      */
     async exchange(refreshToken: string, address: string, provider: string) {
       const exchanged = await deps.tokens.exchange(refreshToken, address);
-      return exchanged ? { token: tokenState(exchanged.access, exchanged.username, provider, exchanged.address), refreshToken: refreshTokenState(exchanged.refresh) } : undefined;
+      return exchanged
+        ? {
+            token: tokenState(exchanged.access, exchanged.username, provider, exchanged.address),
+            refreshToken: refreshTokenState(exchanged.refresh),
+          }
+        : undefined;
     },
   };
 }

@@ -16,7 +16,11 @@ t.test('defaults give every role its DESIGN.md port and the embedded store', asy
 });
 
 t.test('environment variables are decoded to their types', async (t) => {
-  const config = loadConfig({ PORTOLAN_MAPPING_PORT: '9000', PORTOLAN_VALIDATE_RESPONSES: 'true', PORTOLAN_DATABASE: 'postgres://u@db:5432/x' });
+  const config = loadConfig({
+    PORTOLAN_MAPPING_PORT: '9000',
+    PORTOLAN_VALIDATE_RESPONSES: 'true',
+    PORTOLAN_DATABASE: 'postgres://u@db:5432/x',
+  });
   t.equal(config.ports.mapping, 9000);
   t.equal(config.validateResponses, true);
   t.equal(config.database, 'postgres://u@db:5432/x');
@@ -33,7 +37,9 @@ t.test('a JSON file sets values and the environment overrides it', async (t) => 
 });
 
 t.test('every wrong setting is reported in one error, one line each', async (t) => {
-  const error = t.throws(() => loadConfig({ PORTOLAN_MAPPING_PORT: 'eighty', PORTOLAN_BODY_LIMIT: '0', PORTOLAN_LOG_LEVEL: 'loud', PORTOLAN_DATABASE: 'mysql://x' })) as ConfigError;
+  const error = t.throws(() =>
+    loadConfig({ PORTOLAN_MAPPING_PORT: 'eighty', PORTOLAN_BODY_LIMIT: '0', PORTOLAN_LOG_LEVEL: 'loud', PORTOLAN_DATABASE: 'mysql://x' }),
+  ) as ConfigError;
   t.type(error, ConfigError);
   t.equal(error.problems.length, 4);
   t.match(error.message, /PORTOLAN_MAPPING_PORT must be integer, got 'eighty'/);
@@ -64,22 +70,33 @@ t.test('every default passes its own schema (defaults are not checked at start)'
 });
 
 t.test('overrides (tests, embedding) go through the same decoder as every other source', async (t) => {
-  const config = loadConfig({ PORTOLAN_MAPPING_PORT: '9000' }, { ports: { mapping: 9001 } as never, roles: ['mapping', 'gateway'], poolMembers: [{ host: 'a', port: 1 }] });
+  const config = loadConfig(
+    { PORTOLAN_MAPPING_PORT: '9000' },
+    { ports: { mapping: 9001 } as never, roles: ['mapping', 'gateway'], poolMembers: [{ host: 'a', port: 1 }] },
+  );
   t.equal(config.ports.mapping, 9001, 'an override wins over the environment');
   t.equal(config.ports.device, 8100, 'other nested settings keep their defaults');
   t.same(config.roles, ['mapping', 'gateway']);
   t.same(config.poolMembers, [{ host: 'a', port: 1 }]);
   const error = t.throws(() => loadConfig({}, { bodyLimitBytes: -5, roles: ['ship'] as never, logLevel: 'loud' as never })) as ConfigError;
-  t.match(error.problems, [/override bodyLimitBytes must be >= 1/, /override logLevel must be one of/, /override roles must match pattern/]);
+  t.match(error.problems, [
+    /override bodyLimitBytes must be >= 1/,
+    /override logLevel must be one of/,
+    /override roles must match pattern/,
+  ]);
   t.throws(() => loadConfig({}, { nonsense: 1 } as never), /override: unknown setting 'nonsense'/);
 });
 
-t.test('an interface\'s settings are declared beside it and join the configuration through its module', async (t) => {
+t.test("an interface's settings are declared beside it and join the configuration through its module", async (t) => {
   const { clientRegistrationModule } = await import('../interfaces/client-registration/module.ts');
   const { REGISTRATION_SETTINGS } = await import('../interfaces/client-registration/settings.ts');
   t.equal(clientRegistrationModule.settings, REGISTRATION_SETTINGS);
   for (const setting of REGISTRATION_SETTINGS) t.ok(SETTINGS.includes(setting), `${setting.env} is a setting of the system`);
-  t.equal(loadConfig({ PORTOLAN_REGISTRATION_PATH: '/register' }).registrationPath, '/register', 'decoded from the environment like any other');
+  t.equal(
+    loadConfig({ PORTOLAN_REGISTRATION_PATH: '/register' }).registrationPath,
+    '/register',
+    'decoded from the environment like any other',
+  );
 });
 
 t.test('a registration path every role answers itself (/docs, /openapi, /metrics) is refused with a plain reason', async (t) => {
@@ -90,13 +107,24 @@ t.test('a registration path every role answers itself (/docs, /openapi, /metrics
     } catch (error) {
       problems = (error as ConfigError).problems;
     }
-    t.same(problems, [`PORTOLAN_REGISTRATION_PATH must be a path (starting with /, no query or spaces) not under /docs, /openapi or /metrics, got '${path}'`], path);
+    t.same(
+      problems,
+      [
+        `PORTOLAN_REGISTRATION_PATH must be a path (starting with /, no query or spaces) not under /docs, /openapi or /metrics, got '${path}'`,
+      ],
+      path,
+    );
   }
-  for (const path of ['/docsx', '/api/docs', '/register']) t.equal(loadConfig({ PORTOLAN_REGISTRATION_PATH: path }).registrationPath, path, `${path} is fine`);
+  for (const path of ['/docsx', '/api/docs', '/register'])
+    t.equal(loadConfig({ PORTOLAN_REGISTRATION_PATH: path }).registrationPath, path, `${path} is fine`);
 });
 
 t.test('the registration host follows the gateway port unless it is set', async (t) => {
   t.equal(loadConfig({ PORTOLAN_GATEWAY_PORT: '9443' }).registrationHost, 'localhost:9443');
-  t.equal(loadConfig({ PORTOLAN_GATEWAY_PORT: '9443', PORTOLAN_REGISTRATION_HOST: 'register.example.com' }).registrationHost, 'register.example.com', 'a set value wins');
+  t.equal(
+    loadConfig({ PORTOLAN_GATEWAY_PORT: '9443', PORTOLAN_REGISTRATION_HOST: 'register.example.com' }).registrationHost,
+    'register.example.com',
+    'a set value wins',
+  );
   t.equal(loadConfig({}).registrationHost, 'localhost:8080', 'the default gateway port');
 });

@@ -33,8 +33,13 @@ t.test('the diagnostics API renders errors as XML unless JSON is asked for', asy
   t.equal(asJson.contentType, 'application/vnd.vendor.diagnostics.api+json');
 });
 
-t.test('the device REST keeps the real product\'s apiError numbers', async (t) => {
-  t.match(renderers['device-config']!(portolanError('malformedBody'), { headers: {} }).body, { code: 400, message: 'Found invalid JSON body in the request.', errorStack: [], apiError: 1 });
+t.test("the device REST keeps the real product's apiError numbers", async (t) => {
+  t.match(renderers['device-config']!(portolanError('malformedBody'), { headers: {} }).body, {
+    code: 400,
+    message: 'Found invalid JSON body in the request.',
+    errorStack: [],
+    apiError: 1,
+  });
   t.match(renderers['device-config']!(portolanError('invalidRequest'), { headers: {} }).body, { apiError: 26214401 });
 });
 

@@ -5,13 +5,21 @@ import { startTestSystem } from './test-system.ts';
 
 // The gateway's stages on the one adapter: what the pool member answers early reaches the client at once.
 
-t.test('a too-large body through the gateway gets the member\'s 413 at once, and the connection closes cleanly', async (t) => {
+t.test("a too-large body through the gateway gets the member's 413 at once, and the connection closes cleanly", async (t) => {
   // Before: the member answered 413 at once, the gateway logged 499 and the client waited for its own timeout.
   const { system } = await startTestSystem(t);
   const body = JSON.stringify({ name: 'x'.repeat(1_100_000) });
-  const response = await send(`${system.url('gateway')}/api/charts`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body });
+  const response = await send(`${system.url('gateway')}/api/charts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+    body,
+  });
   t.equal(response.statusCode, 413);
-  t.same(await response.body.json(), { status: 'error', message: 'The request body exceeds the limit of 1048576 bytes.' }, 'the member\'s answer, in the mapping shape');
+  t.same(
+    await response.body.json(),
+    { status: 'error', message: 'The request body exceeds the limit of 1048576 bytes.' },
+    "the member's answer, in the mapping shape",
+  );
   t.equal(response.headers.connection, 'close');
   const after = await send(`${system.url('gateway')}/api/vessels`);
   t.equal(after.statusCode, 200, 'the gateway answers the next request');

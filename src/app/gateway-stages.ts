@@ -6,14 +6,14 @@ import { hasBody } from '../server/body-policy.ts';
 import { splitTarget } from '../server/request-parsing.ts';
 import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
 import { authorizationFields, readBearerToken, type RateLimiter } from '../gateway/rate-limit/index.ts';
-import type { Proxy } from '../traffic/index.ts';
+import type { ReverseProxy } from '../traffic/index.ts';
 import { isWritable } from '../traffic/answer-writer.ts';
 
 /** What the gateway needs of the rate limiter (E): one decision per request. */
 export type GatewayLimiter = Pick<RateLimiter, 'check'>;
 
 /** What the gateway needs of its pool: one exchange with a member, its answer streamed. */
-export type GatewayProxy = Pick<Proxy, 'exchange'>;
+export type GatewayProxy = Pick<ReverseProxy, 'exchange'>;
 
 export type GatewayStageOptions = {
   /** The gateway role's own operations (E status, D registration, H sessions, G health and pool). */
@@ -53,9 +53,11 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
       return reading.kind === 'malformed' ? malformedBearer(request, reading.reason) : undefined;
     }
     const decision = await options.limiter.check(authorization);
-    if (decision.kind === 'limited') return { status: 429, body: decision.status, headers: { 'retry-after': String(decision.retryAfterSeconds) } };
+    if (decision.kind === 'limited')
+      return { status: 429, body: decision.status, headers: { 'retry-after': String(decision.retryAfterSeconds) } };
     if (decision.kind === 'malformed') return malformedBearer(request, decision.reason);
-    if (decision.kind === 'unavailable') return gatewayError(request, 'unavailable', 'rate-limit counter store unavailable; try again later');
+    if (decision.kind === 'unavailable')
+      return gatewayError(request, 'unavailable', 'rate-limit counter store unavailable; try again later');
     return undefined;
   };
 
@@ -70,7 +72,10 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
     const path = pathOf(url);
     if (path !== registration.path || !isRegistrationRequest(registration, request.method, request.headers.host)) return undefined;
     request.connection.setIdleTimeout(registration.sessionTimeoutSeconds * 1000);
-    request.connection.closeAfter(registration.sessionLifetimeSeconds * 1000, 'registration session lifetime ended before the answer; closing the connection');
+    request.connection.closeAfter(
+      registration.sessionLifetimeSeconds * 1000,
+      'registration session lifetime ended before the answer; closing the connection',
+    );
     const rerouted = { ...request, url: `${registration.operationPath}${url.slice(path.length)}` };
     // Seed D reads the body by its declared length: without a Content-Length it is empty.
     if (request.headers['content-length'] === undefined) return app.handle({ ...rerouted, body: undefined });
@@ -95,7 +100,8 @@ export function createGatewayStages(options: GatewayStageOptions): Stage[] {
  * (the adapter writes it), or the gateway's own 502/504 when there is none.
  */
 export function passOnStage(options: { proxy: GatewayProxy; renderError: ErrorRenderer; logger: Logger }): Stage {
-  const gatewayError = (request: StagedRequest, code: ErrorCode, message: string) => options.renderError(portolanError(code, message), request);
+  const gatewayError = (request: StagedRequest, code: ErrorCode, message: string) =>
+    options.renderError(portolanError(code, message), request);
   return async (request): Promise<StageResponse> => {
     const answer = await options.proxy.exchange({
       method: request.method,
@@ -108,7 +114,11 @@ export function passOnStage(options: { proxy: GatewayProxy; renderError: ErrorRe
     if (answer.kind === 'cancelled') return { status: CLIENT_CLOSED, operationId: 'proxy', log: { member: answer.member } };
     if (answer.kind === 'failed') {
       options.logger.warn({ requestId: request.requestId, member: answer.member, reason: answer.message }, 'request not passed on');
-      return { ...gatewayError(request, answer.code, answer.message), operationId: 'proxy', ...(answer.member ? { log: { member: answer.member } } : {}) };
+      return {
+        ...gatewayError(request, answer.code, answer.message),
+        operationId: 'proxy',
+        ...(answer.member ? { log: { member: answer.member } } : {}),
+      };
     }
     if (!isWritable(answer.headers)) {
       answer.body.destroy();
@@ -116,7 +126,13 @@ export function passOnStage(options: { proxy: GatewayProxy; renderError: ErrorRe
       options.logger.warn({ requestId: request.requestId, member: answer.member }, message);
       return { ...gatewayError(request, 'badGateway', message), operationId: 'proxy', log: { member: answer.member } };
     }
-    return { status: answer.status, statusText: answer.statusText, rawHeaders: answer.headers, body: answer.body, operationId: 'proxy', log: { member: answer.member } };
+    return {
+      status: answer.status,
+      statusText: answer.statusText,
+      rawHeaders: answer.headers,
+      body: answer.body,
+      operationId: 'proxy',
+      log: { member: answer.member },
+    };
   };
 }
-

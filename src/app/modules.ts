@@ -24,7 +24,11 @@ export const MODULES: readonly InterfaceModule[] = [
 ];
 
 /** The schema changes of a system serving `modules`: the job port's, the accounts' and each module's (versions unique across them). */
-export const migrationsOf = (modules: readonly InterfaceModule[]): readonly Migration[] => [...JOB_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...modules.flatMap((m) => m.migrations ?? [])];
+export const migrationsOf = (modules: readonly InterfaceModule[]): readonly Migration[] => [
+  ...JOB_MIGRATIONS,
+  ...ACCOUNT_MIGRATIONS,
+  ...modules.flatMap((m) => m.migrations ?? []),
+];
 
 /** Every schema change of the system (the users CLI migrates with it too). */
 export const ALL_MIGRATIONS = migrationsOf(MODULES);

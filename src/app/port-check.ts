@@ -10,15 +10,30 @@ import type { RoleName } from '../lib/roles.ts';
 /** A failure of a start a person can fix: its message is one line naming the setting. */
 export class StartError extends Error {}
 
-
 /**
  * The one line for a listener that cannot bind, by its error code; `fix` names what sets the port
  * (default: the role's PORTOLAN_<ROLE>_PORT setting), `hostFix` what sets the address.
  */
-export function listenFailure(role: RoleName, host: string, port: number, code: string | undefined, fix = portSettingOf(role), hostFix = 'PORTOLAN_HOST'): StartError {
-  if (code === 'EADDRINUSE') return new StartError(`The ${role} role cannot listen on ${host}:${port}: the port is in use. Stop what uses it, or set ${fix} to another port (0 picks a free one).`);
-  if (code === 'EACCES') return new StartError(`The ${role} role may not listen on ${host}:${port} (ports below 1024 need privileges). Set ${fix} to a port above 1023.`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return new StartError(`The ${role} role cannot listen on ${host}: this machine has no such address. Set ${hostFix} to one of its addresses (127.0.0.1 or 0.0.0.0).`);
+export function listenFailure(
+  role: RoleName,
+  host: string,
+  port: number,
+  code: string | undefined,
+  fix = portSettingOf(role),
+  hostFix = 'PORTOLAN_HOST',
+): StartError {
+  if (code === 'EADDRINUSE')
+    return new StartError(
+      `The ${role} role cannot listen on ${host}:${port}: the port is in use. Stop what uses it, or set ${fix} to another port (0 picks a free one).`,
+    );
+  if (code === 'EACCES')
+    return new StartError(
+      `The ${role} role may not listen on ${host}:${port} (ports below 1024 need privileges). Set ${fix} to a port above 1023.`,
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return new StartError(
+      `The ${role} role cannot listen on ${host}: this machine has no such address. Set ${hostFix} to one of its addresses (127.0.0.1 or 0.0.0.0).`,
+    );
   return new StartError(`The ${role} role cannot listen on ${host}:${port} (${code ?? 'unknown error'}). Check ${fix} and ${hostFix}.`);
 }
 
@@ -41,7 +56,8 @@ export async function checkPortsFree(host: string, ports: readonly { role: RoleN
   for (const { role, port } of ports) {
     if (port === 0) continue;
     const other = seen.get(port);
-    if (other) throw new StartError(`The ${other} and ${role} roles are both set to port ${port}. Set ${portSettingOf(role)} to another port.`);
+    if (other)
+      throw new StartError(`The ${other} and ${role} roles are both set to port ${port}. Set ${portSettingOf(role)} to another port.`);
     seen.set(port, role);
   }
   for (const { role, port } of [{ role: ports[0]?.role, port: 0 }, ...ports.filter((p) => p.port !== 0)]) {

@@ -1,5 +1,5 @@
 import { ConfigError } from '../lib/config.ts';
-import { type Config } from './config.ts';
+import type { Config } from './config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createIdGenerator, type IdGenerator } from '../lib/ids.ts';
@@ -39,7 +39,7 @@ export type System = {
   /** Users per access profile (the `admin` profile holds the administrative account). */
   accounts: AccountStore;
   metrics: Metrics;
-  /** Per interface, the operations without a handler (they answer 501); see src/app/not-implemented.yaml. */
+  /** Per interface, the operations without a handler (they answer 501) (each module lists them in its `notImplemented`). */
   notImplemented: Readonly<Record<string, readonly string[]>>;
   url(role: RoleName): string;
   /**
@@ -81,7 +81,10 @@ function runtimeOf(module: InterfaceModule): Promise<InterfaceRuntime> {
 export async function startSystem(config: Config, deps: SystemDependencies): Promise<System> {
   const modules = deps.modules ?? MODULES;
   // Nothing is written (migrations, a generated password) before every port is known to be free.
-  await checkPortsFree(config.host, config.roles.map((role) => ({ role, port: config.ports[role] })));
+  await checkPortsFree(
+    config.host,
+    config.roles.map((role) => ({ role, port: config.ports[role] })),
+  );
   const [runtimes, database] = await Promise.all([
     Promise.all(modules.map(runtimeOf)),
     openDatabase(config.database, { migrations: migrationsOf(modules), logger: deps.logger }),
@@ -93,7 +96,10 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     logger: deps.logger,
     announce: deps.announce ?? ((message) => process.stdout.write(`${message}\n`)),
   });
-  const adminAuthenticator = createBasicAuthenticator(accounts, ADMIN_PROFILE, { clock: deps.clock, backoff: { failuresBeforeBackoff: config.loginBackoffFailures } });
+  const adminAuthenticator = createBasicAuthenticator(accounts, ADMIN_PROFILE, {
+    clock: deps.clock,
+    backoff: { failuresBeforeBackoff: config.loginBackoffFailures },
+  });
   const metrics = createMetrics();
   const ids = deps.ids ?? createIdGenerator();
   let draining = false;
@@ -127,7 +133,14 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     for (const hooks of started.splice(0).reverse()) await hooks.stop();
   };
   const baseContext = {
-    config, clock: deps.clock, logger: deps.logger, ids, database, accounts, admin, adminAuthenticator,
+    config,
+    clock: deps.clock,
+    logger: deps.logger,
+    ids,
+    database,
+    accounts,
+    admin,
+    adminAuthenticator,
     roleUrl: (role: RoleName) => roles.find((r) => r.role === role)?.url,
     traffic: () => traffic,
     healthChecks: (role: string) => ({ database: (ms: number) => database.ping(ms), services: roleChecks.get(role) ?? [] }),
@@ -143,10 +156,11 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   const served: RoleInterface[] = modules.map((module, index) => {
     const runtime = runtimes[index]!;
     const context: ModuleContext = { ...baseContext, runtime };
-    for (const [role, checks] of Object.entries(module.healthChecks?.(context) ?? {})) roleChecks.set(role, [...(roleChecks.get(role) ?? []), ...(checks ?? [])]);
+    for (const [role, checks] of Object.entries(module.healthChecks?.(context) ?? {}))
+      roleChecks.set(role, [...(roleChecks.get(role) ?? []), ...(checks ?? [])]);
     return {
       runtime,
-      handlers: deps.handlers?.[module.name] ?? module.create(context),
+      handlers: deps.handlers?.[module.name] ?? completeHandlers(module, runtime, module.create(context)),
       renderError: module.errorShape(deps.clock),
       ...(module.unrouted ? { unrouted: (path: string) => module.unrouted!(path) } : {}),
       authenticators: deps.authenticators?.[module.name] ?? module.authenticators?.(context) ?? {},
@@ -171,9 +185,19 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       });
       const stages: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
       // Its /docs links every other role's page: at the port it listens on here, else its configured one.
-      const rolePorts = () => Object.fromEntries(ROLE_NAMES.map((r) => [r, roles.find((running) => running.role === r)?.port ?? config.ports[r]]));
+      const rolePorts = () =>
+        Object.fromEntries(ROLE_NAMES.map((r) => [r, roles.find((running) => running.role === r)?.port ?? config.ports[r]]));
       const referencePages = config.referencePages ? createReferencePages({ role, specs: app.specs, rolePorts }) : undefined;
-      const server = createRoleServer({ role, stages, renderError: app.renderError, limits: config, logger: deps.logger, metrics, referencePages, ...(deps.timers ? { timers: deps.timers } : {}) });
+      const server = createRoleServer({
+        role,
+        stages,
+        renderError: app.renderError,
+        limits: config,
+        logger: deps.logger,
+        metrics,
+        referencePages,
+        ...(deps.timers ? { timers: deps.timers } : {}),
+      });
       const address = await server.listen(config.ports[role], config.host).catch((error: NodeJS.ErrnoException) => {
         throw listenFailure(role, config.host, config.ports[role], error.code);
       });
@@ -199,7 +223,8 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   async function gatewayStages(app: RoleApp) {
     const mapping = roles.find((r) => r.role === 'mapping');
     const members = config.poolMembers.length > 0 ? config.poolMembers : mapping ? [{ host: config.host, port: mapping.port }] : [];
-    if (members.length === 0) throw new ConfigError(['PORTOLAN_POOL_MEMBERS is required when the mapping role does not run in this process']);
+    if (members.length === 0)
+      throw new ConfigError(['PORTOLAN_POOL_MEMBERS is required when the mapping role does not run in this process']);
     gateway = await createGatewayParts(config, {
       clock: deps.clock,
       logger: deps.logger,
@@ -218,13 +243,16 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     });
   }
   return {
-    config: registrationRoute.host === config.registrationHost ? config : Object.freeze({ ...config, registrationHost: registrationRoute.host }),
+    config:
+      registrationRoute.host === config.registrationHost ? config : Object.freeze({ ...config, registrationHost: registrationRoute.host }),
     roles,
     database,
     accounts,
     metrics,
     notImplemented: Object.fromEntries(
-      served.map((s) => [s.runtime.name, s.runtime.operations.filter((op) => !s.handlers[op.operationId]).map((op) => op.operationId)]).filter(([, ops]) => ops!.length > 0),
+      served
+        .map((s) => [s.runtime.name, s.runtime.operations.filter((op) => !s.handlers[op.operationId]).map((op) => op.operationId)])
+        .filter(([, ops]) => ops!.length > 0),
     ),
     url: (role) => {
       const running = roles.find((r) => r.role === role);
@@ -240,4 +268,23 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       await database.close();
     },
   };
+}
+
+/**
+ * A module's handlers cover its spec: every operation has one or is listed in `notImplemented`, and
+ * nothing is listed that has one (the type checker says so for modules typed by their SDK; this holds
+ * for any module, an embedder's too).
+ */
+function completeHandlers(module: InterfaceModule, runtime: InterfaceRuntime, handlers: HandlerMap): HandlerMap {
+  const listed = new Set(module.notImplemented ?? []);
+  for (const { operationId } of runtime.operations) {
+    if (!handlers[operationId] && !listed.has(operationId))
+      throw new Error(`interface ${module.name}: operation ${operationId} has no handler and is not listed in its notImplemented`);
+    if (handlers[operationId] && listed.has(operationId))
+      throw new Error(`interface ${module.name}: operation ${operationId} has a handler but is listed in its notImplemented`);
+  }
+  const known = new Set(runtime.operations.map((op) => op.operationId));
+  const stray = Object.keys(handlers).filter((id) => !known.has(id));
+  if (stray.length > 0) throw new Error(`interface ${module.name}: handlers for operations its spec does not have: ${stray.join(', ')}`);
+  return handlers;
 }

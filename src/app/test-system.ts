@@ -40,10 +40,15 @@ export async function startTestSystem(t: Teardown, options: TestSystemOptions = 
   const database = options.config?.database ?? scratch.url;
   // The device's and the snapshots' files go to the test's own directory; deployed services listen on their virtual port
   // as given (tests pick free ephemeral ports), not 10000 above it.
-  const config = loadConfig(
-    Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0'])),
-    { validateResponses: true, logLevel: 'silent', deviceDataDir: join(scratch.dir, 'device'), devicePortOffset: 0, snapshotDataDir: join(scratch.dir, 'snapshots'), ...options.config, database },
-  );
+  const config = loadConfig(Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0'])), {
+    validateResponses: true,
+    logLevel: 'silent',
+    deviceDataDir: join(scratch.dir, 'device'),
+    devicePortOffset: 0,
+    snapshotDataDir: join(scratch.dir, 'snapshots'),
+    ...options.config,
+    database,
+  });
   const clock = createFakeClock();
   const system = await startSystem(config, {
     logger: options.logger ?? pino({ level: 'silent' }),

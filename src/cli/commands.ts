@@ -12,7 +12,11 @@ import { explainStartFailure } from './failures.ts';
 
 type Io = { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; stdin: NodeJS.ReadStream; env: NodeJS.ProcessEnv };
 /** For commands that write whole texts (their own newlines included). */
-const lineIo = (io: Io) => ({ stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text), env: io.env });
+const lineIo = (io: Io) => ({
+  stdout: (text: string) => void io.stdout.write(text),
+  stderr: (text: string) => void io.stderr.write(text),
+  env: io.env,
+});
 
 const SETTINGS_HELP = `
 Settings: environment variables, or the same keys in a JSON file named by ${CONFIG_FILE_ENV}
@@ -36,7 +40,13 @@ const DELEGATED: readonly { name: string; summary: string; run: (args: string[],
     name: 'spec-diff',
     summary: 'List breaking and other changes of the specs since a git ref (portolan spec-diff --help).',
     // spec-diff writes one line per call, without its newline.
-    run: async (args, io) => (await import('../spec-diff/cli.ts')).runSpecDiffCommand(args, { stdout: (line) => void io.stdout.write(`${line}\n`), stderr: (line) => void io.stderr.write(`${line}\n`), env: io.env, cwd: process.cwd() }),
+    run: async (args, io) =>
+      (await import('../spec-diff/cli.ts')).runSpecDiffCommand(args, {
+        stdout: (line) => void io.stdout.write(`${line}\n`),
+        stderr: (line) => void io.stderr.write(`${line}\n`),
+        env: io.env,
+        cwd: process.cwd(),
+      }),
   },
   {
     name: 'generate',
@@ -57,7 +67,9 @@ const DELEGATED: readonly { name: string; summary: string; run: (args: string[],
 
 async function runGenerate(args: string[], io: Io): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write('Usage: portolan generate [interface...]\n\nRegenerates generated/<interface>/ (types, SDK, compiled contract) from specs/<interface>.yaml; all interfaces when none is named.\n');
+    io.stdout.write(
+      'Usage: portolan generate [interface...]\n\nRegenerates generated/<interface>/ (types, SDK, compiled contract) from specs/<interface>.yaml; all interfaces when none is named.\n',
+    );
     return 0;
   }
   let generator: typeof import('../../scripts/generate.ts');
@@ -65,7 +77,9 @@ async function runGenerate(args: string[], io: Io): Promise<number> {
     generator = await import('../../scripts/generate.ts');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    io.stderr.write('portolan generate runs in a checkout of Portolan (it needs scripts/ and the devDependency @hey-api/openapi-ts): git clone, npm ci, then npm run generate.\n');
+    io.stderr.write(
+      'portolan generate runs in a checkout of Portolan (it needs scripts/ and the devDependency @hey-api/openapi-ts): git clone, npm ci, then npm run generate.\n',
+    );
     return 2;
   }
   const { INTERFACES } = await import('../lib/spec-catalog.ts');
@@ -129,12 +143,14 @@ async function start(io: Io): Promise<number> {
 export async function runPortolan(argv: readonly string[], io: Io): Promise<number> {
   let code = 0;
   const program = new Command('portolan')
-    .description('Contract-first toolkit for a traffic-management service: the reference system, mocks, conformance, SDK generation and spec checks.')
+    .description(
+      'Contract-first toolkit for a traffic-management service: the reference system, mocks, conformance, SDK generation and spec checks.',
+    )
     .enablePositionalOptions()
     .exitOverride()
     .showSuggestionAfterError()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
-    .addHelpText('after', '\nRun `portolan <command> --help` for a command\'s own options.');
+    .addHelpText('after', "\nRun `portolan <command> --help` for a command's own options.");
   program
     .command('start')
     .description('Start the roles of the reference system (gateway, mapping, device, central, diagnostics, login), each on its own port.')

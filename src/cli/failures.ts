@@ -29,7 +29,9 @@ export function explainStartFailure(error: unknown, databaseUrl: string): string
   if (error instanceof DatabaseUrlError) return `PORTOLAN_DATABASE: ${error.message}`;
   if (error instanceof DatabaseError) {
     const where = `PORTOLAN_DATABASE=${describeDatabaseUrl(databaseUrl)}`;
-    const hint = (error.engineCode && POSTGRES_HINTS[error.engineCode]) ?? (error.engine === 'sqlite' ? 'check that the folder of the file exists and is writable.' : 'check the connection string.');
+    const hint =
+      (error.engineCode && POSTGRES_HINTS[error.engineCode]) ??
+      (error.engine === 'sqlite' ? 'check that the folder of the file exists and is writable.' : 'check the connection string.');
     return `Cannot open the database (${where}): ${firstLine(error.message)}; ${hint}`;
   }
   return undefined;

@@ -14,7 +14,13 @@ const main = fileURLToPath(new URL('main.ts', import.meta.url));
 const ephemeralPorts = Object.fromEntries(ROLE_NAMES.map((r) => [`PORTOLAN_${r.toUpperCase()}_PORT`, '0']));
 
 t.test('start serves every role, prints each URL, and stops cleanly on SIGTERM', async (t) => {
-  const env = { ...process.env, ...ephemeralPorts, PORTOLAN_LOG_LEVEL: 'silent', PORTOLAN_DATABASE: tempSqliteUrl(t).url, PORTOLAN_SHUTDOWN_DRAIN_MS: '0' };
+  const env = {
+    ...process.env,
+    ...ephemeralPorts,
+    PORTOLAN_LOG_LEVEL: 'silent',
+    PORTOLAN_DATABASE: tempSqliteUrl(t).url,
+    PORTOLAN_SHUTDOWN_DRAIN_MS: '0',
+  };
   const child = spawn(process.execPath, [main, 'start'], { env });
   t.teardown(() => child.kill('SIGKILL'));
   let out = '';
@@ -56,7 +62,10 @@ t.test('a wrong setting stops the start with a clear message and exit code 2', a
 
 /** Runs `portolan <args>` to its exit; answers its code and both outputs. */
 async function run(args: string[], env: Record<string, string> = {}, cwd?: string) {
-  const child = spawn(process.execPath, [main, ...args], { env: { ...process.env, PORTOLAN_LOG_LEVEL: 'silent', ...env }, ...(cwd ? { cwd } : {}) });
+  const child = spawn(process.execPath, [main, ...args], {
+    env: { ...process.env, PORTOLAN_LOG_LEVEL: 'silent', ...env },
+    ...(cwd ? { cwd } : {}),
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk));
@@ -71,9 +80,21 @@ t.test('a port in use stops the start with one line naming the role and the sett
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   t.teardown(() => holder.close());
   const taken = (holder.address() as AddressInfo).port;
-  const { code, out, err } = await run(['start'], { ...ephemeralPorts, PORTOLAN_CENTRAL_PORT: String(taken), PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`, PORTOLAN_LOG_LEVEL: 'info' }, dir);
+  const { code, out, err } = await run(
+    ['start'],
+    {
+      ...ephemeralPorts,
+      PORTOLAN_CENTRAL_PORT: String(taken),
+      PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`,
+      PORTOLAN_LOG_LEVEL: 'info',
+    },
+    dir,
+  );
   t.equal(code, 2);
-  t.equal(err, `The central role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_CENTRAL_PORT to another port (0 picks a free one).\n`);
+  t.equal(
+    err,
+    `The central role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_CENTRAL_PORT to another port (0 picks a free one).\n`,
+  );
   t.equal(out, '', 'no migration log line, no generated password');
   t.same(readdirSync(dir), [], 'no database file was created');
 });
@@ -81,7 +102,16 @@ t.test('a port in use stops the start with one line naming the role and the sett
 t.test('two roles on one port: one line before anything is written', async (t) => {
   const dir = t.testdir({});
   const [port] = await findFreePorts(1);
-  const { code, err } = await run(['start'], { ...ephemeralPorts, PORTOLAN_MAPPING_PORT: String(port), PORTOLAN_LOGIN_PORT: String(port), PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}` }, dir);
+  const { code, err } = await run(
+    ['start'],
+    {
+      ...ephemeralPorts,
+      PORTOLAN_MAPPING_PORT: String(port),
+      PORTOLAN_LOGIN_PORT: String(port),
+      PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`,
+    },
+    dir,
+  );
   t.equal(code, 2);
   t.equal(err, `The mapping and login roles are both set to port ${port}. Set PORTOLAN_LOGIN_PORT to another port.\n`);
   t.same(readdirSync(dir), []);
@@ -89,7 +119,10 @@ t.test('two roles on one port: one line before anything is written', async (t) =
 
 t.test('PostgreSQL refusing the connection is one line naming PORTOLAN_DATABASE, without its password', async (t) => {
   const [port] = await findFreePorts(1);
-  const { code, err } = await run(['start'], { ...ephemeralPorts, PORTOLAN_DATABASE: `postgres://app:s3cret-pw@127.0.0.1:${port}/portolan` });
+  const { code, err } = await run(['start'], {
+    ...ephemeralPorts,
+    PORTOLAN_DATABASE: `postgres://app:s3cret-pw@127.0.0.1:${port}/portolan`,
+  });
   t.equal(code, 2);
   t.equal(err.trim().split('\n').length, 1, 'one line');
   t.match(err, `Cannot open the database (PORTOLAN_DATABASE=postgres://app@127.0.0.1:${port}/portolan)`);
@@ -112,36 +145,62 @@ t.test('usage errors are one line and exit 2; --help works on every command', as
   }
 });
 
-t.test('logs are JSON lines when stdout is not a terminal, readable lines with PORTOLAN_LOG_FORMAT=pretty; healthy probes at debug', async (t) => {
-  const startAndStop = async (format: string) => {
-    const env = { ...process.env, ...ephemeralPorts, PORTOLAN_ROLES: 'mapping', PORTOLAN_LOG_LEVEL: 'info', PORTOLAN_LOG_FORMAT: format, PORTOLAN_DATABASE: tempSqliteUrl(t).url, PORTOLAN_SHUTDOWN_DRAIN_MS: '0', PORTOLAN_ADMIN_PASSWORD: 'x' };
-    const child = spawn(process.execPath, [main, 'start'], { env });
-    t.teardown(() => child.kill('SIGKILL'));
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-    while (!out.includes('Portolan is running')) await once(child.stdout, 'data');
-    const url = /^mapping\s+(http:\/\/\S+)/m.exec(out)![1]!;
-    await (await fetch(`${url}/health`)).arrayBuffer();
-    await (await fetch(`${url}/no/such/path`)).arrayBuffer();
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-    return out.split('\n').filter((line) => /database opened|"msg":"request"|INFO.*request|DEBUG/.test(line));
-  };
-  const json = await startAndStop('auto');
-  t.ok(json.length >= 2 && json.every((line) => JSON.parse(line).msg), 'JSON lines (stdout is a pipe here)');
-  t.same(json.filter((line) => line.includes('"request"')).map((line) => JSON.parse(line).status), [404], 'the 404 is logged at info; the healthy /health probe is not');
-  const pretty = await startAndStop('pretty');
-  t.ok(pretty.length >= 2, 'the same lines');
-  t.match(pretty.join('\n'), /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: database opened/m, 'a readable line: time, level, message');
-  t.notOk(pretty.some((line) => line.startsWith('{')), 'no JSON line');
-});
+t.test(
+  'logs are JSON lines when stdout is not a terminal, readable lines with PORTOLAN_LOG_FORMAT=pretty; healthy probes at debug',
+  async (t) => {
+    const startAndStop = async (format: string) => {
+      const env = {
+        ...process.env,
+        ...ephemeralPorts,
+        PORTOLAN_ROLES: 'mapping',
+        PORTOLAN_LOG_LEVEL: 'info',
+        PORTOLAN_LOG_FORMAT: format,
+        PORTOLAN_DATABASE: tempSqliteUrl(t).url,
+        PORTOLAN_SHUTDOWN_DRAIN_MS: '0',
+        PORTOLAN_ADMIN_PASSWORD: 'x',
+      };
+      const child = spawn(process.execPath, [main, 'start'], { env });
+      t.teardown(() => child.kill('SIGKILL'));
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+      while (!out.includes('Portolan is running')) await once(child.stdout, 'data');
+      const url = /^mapping\s+(http:\/\/\S+)/m.exec(out)![1]!;
+      await (await fetch(`${url}/health`)).arrayBuffer();
+      await (await fetch(`${url}/no/such/path`)).arrayBuffer();
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      return out.split('\n').filter((line) => /database opened|"msg":"request"|INFO.*request|DEBUG/.test(line));
+    };
+    const json = await startAndStop('auto');
+    t.ok(json.length >= 2 && json.every((line) => JSON.parse(line).msg), 'JSON lines (stdout is a pipe here)');
+    t.same(
+      json.filter((line) => line.includes('"request"')).map((line) => JSON.parse(line).status),
+      [404],
+      'the 404 is logged at info; the healthy /health probe is not',
+    );
+    const pretty = await startAndStop('pretty');
+    t.ok(pretty.length >= 2, 'the same lines');
+    t.match(pretty.join('\n'), /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: database opened/m, 'a readable line: time, level, message');
+    t.notOk(
+      pretty.some((line) => line.startsWith('{')),
+      'no JSON line',
+    );
+  },
+);
 
 t.test('an address the machine does not have stops the start in one line before anything is written, even with every port 0', async (t) => {
   const dir = t.testdir({});
   // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never an address of this machine.
-  const { code, out, err } = await run(['start'], { ...ephemeralPorts, PORTOLAN_HOST: '192.0.2.1', PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`, PORTOLAN_LOG_LEVEL: 'info' }, dir);
+  const { code, out, err } = await run(
+    ['start'],
+    { ...ephemeralPorts, PORTOLAN_HOST: '192.0.2.1', PORTOLAN_DATABASE: `sqlite:${join(dir, 'p.db')}`, PORTOLAN_LOG_LEVEL: 'info' },
+    dir,
+  );
   t.equal(code, 2);
-  t.match(err, /^The \w+ role cannot listen on 192\.0\.2\.1: this machine has no such address\. Set PORTOLAN_HOST to one of its addresses \(127\.0\.0\.1 or 0\.0\.0\.0\)\.\n$/);
+  t.match(
+    err,
+    /^The \w+ role cannot listen on 192\.0\.2\.1: this machine has no such address\. Set PORTOLAN_HOST to one of its addresses \(127\.0\.0\.1 or 0\.0\.0\.0\)\.\n$/,
+  );
   t.equal(out, '');
   t.same(readdirSync(dir), []);
 });

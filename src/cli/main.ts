@@ -14,4 +14,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 const { runPortolan } = await import('./commands.ts');
-process.exitCode = await runPortolan(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+process.exitCode = await runPortolan(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+});

@@ -20,7 +20,9 @@ const ADMIN_PASSWORD = 'Adm1n-Pa55word';
 const SESSION = 'ssosession=tok-4f2a';
 const JSON_TYPE = 'application/vnd.vendor.diagnostics.api+json';
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(150_000), Buffer.from('\n%%EOF\n')]);
-const CSV = Buffer.from('name,h_importance,match,h_header\r\n"disk-full",critical,true,"Disk ""/var"" is full"\r\nntp-unsynced,low,true,NTP é\r\n');
+const CSV = Buffer.from(
+  'name,h_importance,match,h_header\r\n"disk-full",critical,true,"Disk ""/var"" is full"\r\nntp-unsynced,low,true,NTP é\r\n',
+);
 const main = fileURLToPath(new URL('main.ts', import.meta.url));
 
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer };
@@ -29,7 +31,14 @@ const diagnostic = (name: string, importance: string, match = true) => ({
   name,
   output: match ? [`${name} matched`] : [],
   run_data: { h_importance: importance, match },
-  results: { h_action: 'act', h_name: name, h_header: `Header of ${name}`, h_summary: 'summary', h_sols: ['https://example.com/kb/1'], h_cve_ids: [] },
+  results: {
+    h_action: 'act',
+    h_name: name,
+    h_header: `Header of ${name}`,
+    h_summary: 'summary',
+    h_sols: ['https://example.com/kb/1'],
+    h_cve_ids: [],
+  },
 });
 
 const DIAGNOSTICS = [
@@ -66,7 +75,11 @@ const POLLS: Record<string, number[]> = { '41': [202, 202, 200], '13': [202, 422
 
 function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string | string[]> = {}) {
   const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { ...(body !== undefined && !Buffer.isBuffer(body) ? { 'content-type': JSON_TYPE } : {}), 'content-length': String(bytes.length), ...headers });
+  res.writeHead(status, {
+    ...(body !== undefined && !Buffer.isBuffer(body) ? { 'content-type': JSON_TYPE } : {}),
+    'content-length': String(bytes.length),
+    ...headers,
+  });
   res.end(bytes);
 }
 
@@ -93,7 +106,8 @@ async function fakeSystem(t: TapTest, options: { loginStatus?: number; withoutSu
   const polls = new Map<string, number>();
   const diagnostics = await listen(t, ({ method, url, headers }, res) => {
     const path = new URL(url, 'http://x').pathname;
-    if (!headers.cookie?.includes(SESSION)) return send(res, 403, { code: 403, message: 'A session is required: log in at the login server and send its cookies.' });
+    if (!headers.cookie?.includes(SESSION))
+      return send(res, 403, { code: 403, message: 'A session is required: log in at the login server and send its cookies.' });
     const one = /^\/snapshot-analyzer\/api\/snapshots\/([^/]+)(\/diagnostics)?$/.exec(path);
     if (path === '/snapshot-analyzer/api/snapshots') {
       if (method === 'GET') return send(res, 200, { id: ['0', '41', '42'] });
@@ -102,15 +116,24 @@ async function fakeSystem(t: TapTest, options: { loginStatus?: number; withoutSu
     }
     if (one && !one[2]) {
       const id = one[1]!;
-      if (method === 'DELETE') return id === '0' ? send(res, 403, { code: 403, message: 'Snapshot 0 is the shared sample snapshot and is read-only.' }) : send(res, 200, { id: [id] });
+      if (method === 'DELETE')
+        return id === '0'
+          ? send(res, 403, { code: 403, message: 'Snapshot 0 is the shared sample snapshot and is read-only.' })
+          : send(res, 200, { id: [id] });
       if (method === 'PUT') return send(res, 200, record(id, 'COMPLETE'));
       const script = POLLS[id] ?? [404];
       const n = polls.get(id) ?? 0;
       polls.set(id, n + 1);
       const status = script[Math.min(n, script.length - 1)]!;
-      if (status === 202) return send(res, 202, { id, processing_status: 'PROCESSING', message: 'still processing' }, { 'retry-after': '2' });
+      if (status === 202)
+        return send(res, 202, { id, processing_status: 'PROCESSING', message: 'still processing' }, { 'retry-after': '2' });
       if (status === 200) return send(res, 200, record(id, 'COMPLETE'));
-      if (status === 422) return send(res, 422, record(id, 'ERROR', ['the archive is not gzip data (a snapshot is a gzip-compressed tar archive)', 'second message']));
+      if (status === 422)
+        return send(
+          res,
+          422,
+          record(id, 'ERROR', ['the archive is not gzip data (a snapshot is a gzip-compressed tar archive)', 'second message']),
+        );
       return send(res, status, { code: status, message: status === 500 ? 'database unavailable' : `Snapshot ${id} was not found.` });
     }
     if (one?.[2]) {
@@ -133,12 +156,19 @@ async function fakeSystem(t: TapTest, options: { loginStatus?: number; withoutSu
     if (method !== 'POST' || url !== '/resource/loginAction.jsp') return send(res, 404, { code: 404, message: 'no such route' });
     if (options.loginStatus) return send(res, options.loginStatus, { code: options.loginStatus, message: 'Not implemented yet.' });
     const form = new URLSearchParams(body.toString());
-    const known = (form.get('userid') === USER && form.get('passwd') === PASSWORD) || (form.get('userid') === 'admin' && form.get('passwd') === ADMIN_PASSWORD);
+    const known =
+      (form.get('userid') === USER && form.get('passwd') === PASSWORD) ||
+      (form.get('userid') === 'admin' && form.get('passwd') === ADMIN_PASSWORD);
     if (!known) return send(res, 401, { code: 401, message: 'Invalid user id or password.' });
     const cookies = [`${SESSION}; Path=/; HttpOnly; SameSite=Lax`, ...(options.withoutSuccessCookie ? [] : ['sso_completed=1; Path=/'])];
     send(res, 302, undefined, { 'set-cookie': cookies, location: `${diagnostics.url}/snapshot-analyzer/api/snapshots` });
   });
-  const env = { PORTOLAN_DIAGNOSTICS_URL: diagnostics.url, PORTOLAN_LOGIN_URL: login.url, PORTOLAN_DIAGNOSTICS_USER: USER, PORTOLAN_DIAGNOSTICS_PASSWORD: PASSWORD };
+  const env = {
+    PORTOLAN_DIAGNOSTICS_URL: diagnostics.url,
+    PORTOLAN_LOGIN_URL: login.url,
+    PORTOLAN_DIAGNOSTICS_USER: USER,
+    PORTOLAN_DIAGNOSTICS_PASSWORD: PASSWORD,
+  };
   return { diagnostics, login, env };
 }
 
@@ -200,14 +230,20 @@ t.test('upload --wait --description sets the description, then polls every 2 s w
   const put = system.diagnostics.seen.find((r) => r.method === 'PUT')!;
   t.same(JSON.parse(put.body.toString()), { description: 'Before the upgrade' });
   t.equal(system.diagnostics.seen.filter((r) => r.method === 'GET').length, 3);
-  t.ok(system.diagnostics.seen.every((r) => r.headers.cookie?.includes(SESSION)), 'every request carries the session');
+  t.ok(
+    system.diagnostics.seen.every((r) => r.headers.cookie?.includes(SESSION)),
+    'every request carries the session',
+  );
 });
 
 t.test('wait reports a failed snapshot (422) with its processing messages and exits 1', async (t) => {
   const system = await fakeSystem(t);
   const run = await cli(t, system.env, ['wait', '13']);
   t.equal(run.code, 1);
-  t.equal(run.stderr, 'snapshot 13 failed (422, processing_status ERROR): the archive is not gzip data (a snapshot is a gzip-compressed tar archive); second message\n');
+  t.equal(
+    run.stderr,
+    'snapshot 13 failed (422, processing_status ERROR): the archive is not gzip data (a snapshot is a gzip-compressed tar archive); second message\n',
+  );
   t.same(run.sleeps, [2000]);
 });
 
@@ -300,20 +336,30 @@ t.test('list, delete and delete-all print what the diagnostics role answered', a
   t.equal(all.stdout, '2 snapshots deleted: 41 42 (the shared sample snapshot 0 stays)\n');
   const sample = await cli(t, system.env, ['delete', '0']);
   t.equal(sample.code, 1);
-  t.equal(sample.stderr, 'deleting snapshot 0 failed: the diagnostics role answered 403 Forbidden: Snapshot 0 is the shared sample snapshot and is read-only.\n');
+  t.equal(
+    sample.stderr,
+    'deleting snapshot 0 failed: the diagnostics role answered 403 Forbidden: Snapshot 0 is the shared sample snapshot and is read-only.\n',
+  );
 });
 
 t.test('missing credentials: one line naming the variables, and no request', async (t) => {
   const system = await fakeSystem(t);
   const none = await cli(t, { PORTOLAN_DIAGNOSTICS_URL: system.diagnostics.url, PORTOLAN_LOGIN_URL: system.login.url }, ['list']);
   t.equal(none.code, 2);
-  t.equal(none.stderr, 'missing credentials: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD (or PORTOLAN_ADMIN_PASSWORD)\n');
+  t.equal(
+    none.stderr,
+    'missing credentials: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD (or PORTOLAN_ADMIN_PASSWORD)\n',
+  );
   const half = await cli(t, { ...system.env, PORTOLAN_DIAGNOSTICS_PASSWORD: undefined }, ['list']);
   t.equal(half.code, 2);
   t.equal(half.stderr, 'missing credentials: set both PORTOLAN_DIAGNOSTICS_USER / PORTOLAN_DIAGNOSTICS_PASSWORD\n');
   t.equal(system.login.seen.length + system.diagnostics.seen.length, 0);
 
-  const admin = await cli(t, { PORTOLAN_DIAGNOSTICS_URL: system.diagnostics.url, PORTOLAN_LOGIN_URL: system.login.url, PORTOLAN_ADMIN_PASSWORD: ADMIN_PASSWORD }, ['list']);
+  const admin = await cli(
+    t,
+    { PORTOLAN_DIAGNOSTICS_URL: system.diagnostics.url, PORTOLAN_LOGIN_URL: system.login.url, PORTOLAN_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    ['list'],
+  );
   t.equal(admin.code, 0, 'the administrative account (user admin by default) is the fallback');
   t.equal(new URLSearchParams(system.login.seen.at(-1)!.body.toString()).get('userid'), 'admin');
 });
@@ -326,13 +372,21 @@ t.test('a refused login is one line naming the credential variables', async (t) 
   t.notOk(wrong.stderr.includes(`${PASSWORD}x`));
   t.equal(system.diagnostics.seen.length, 0, 'nothing is asked of the diagnostics role without a session');
 
-  const admin = await cli(t, { PORTOLAN_DIAGNOSTICS_URL: system.diagnostics.url, PORTOLAN_LOGIN_URL: system.login.url, PORTOLAN_ADMIN_PASSWORD: 'wrong-one' }, ['list']);
+  const admin = await cli(
+    t,
+    { PORTOLAN_DIAGNOSTICS_URL: system.diagnostics.url, PORTOLAN_LOGIN_URL: system.login.url, PORTOLAN_ADMIN_PASSWORD: 'wrong-one' },
+    ['list'],
+  );
   t.equal(admin.stderr, 'login failed: check PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD\n');
 
   const noMarker = await fakeSystem(t, { withoutSuccessCookie: true });
   const unmarked = await cli(t, noMarker.env, ['list']);
   t.equal(unmarked.code, 1);
-  t.equal(unmarked.stderr, 'login failed: check PORTOLAN_DIAGNOSTICS_USER / PORTOLAN_DIAGNOSTICS_PASSWORD\n', 'a 302 without sso_completed=1 is no login');
+  t.equal(
+    unmarked.stderr,
+    'login failed: check PORTOLAN_DIAGNOSTICS_USER / PORTOLAN_DIAGNOSTICS_PASSWORD\n',
+    'a 302 without sso_completed=1 is no login',
+  );
 
   const unwired = await fakeSystem(t, { loginStatus: 501 });
   const notYet = await cli(t, unwired.env, ['list']);
@@ -345,7 +399,10 @@ t.test('an unreachable role is one line naming the URL setting', async (t) => {
   const [closed] = await findFreePorts(1);
   const diagnostics = await cli(t, { ...system.env, PORTOLAN_DIAGNOSTICS_URL: `http://127.0.0.1:${closed}` }, ['list']);
   t.equal(diagnostics.code, 1);
-  t.equal(diagnostics.stderr, `cannot reach http://127.0.0.1:${closed} (ECONNREFUSED): is the diagnostics role running? (PORTOLAN_DIAGNOSTICS_URL)\n`);
+  t.equal(
+    diagnostics.stderr,
+    `cannot reach http://127.0.0.1:${closed} (ECONNREFUSED): is the diagnostics role running? (PORTOLAN_DIAGNOSTICS_URL)\n`,
+  );
 
   const login = await cli(t, { ...system.env, PORTOLAN_LOGIN_URL: `http://127.0.0.1:${closed}` }, ['list']);
   t.equal(login.stderr, `cannot reach http://127.0.0.1:${closed} (ECONNREFUSED): is the login role running? (PORTOLAN_LOGIN_URL)\n`);
@@ -355,12 +412,24 @@ t.test('an unreachable role is one line naming the URL setting', async (t) => {
   t.equal(bad.stderr, 'PORTOLAN_DIAGNOSTICS_URL must be an http or https URL\n');
   const embedded = await cli(t, { ...system.env, PORTOLAN_LOGIN_URL: `http://ops:${PASSWORD}@127.0.0.1:1` }, ['list']);
   t.equal(embedded.code, 2);
-  t.equal(embedded.stderr, 'PORTOLAN_LOGIN_URL must not hold a user or password: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD\n');
+  t.equal(
+    embedded.stderr,
+    'PORTOLAN_LOGIN_URL must not hold a user or password: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD\n',
+  );
 });
 
 t.test('usage errors exit 2; --help on each subcommand exits 0', async (t) => {
   const system = await fakeSystem(t);
-  for (const args of [['wait', 'no/such'], ['wait', '41', '--interval', '0'], ['wait', '41', '--max-polls', '1.5'], ['hits', '41', '--set', 'some'], ['report', '41', '--out', 'x.pdf'], ['upload'], ['frobnicate'], []]) {
+  for (const args of [
+    ['wait', 'no/such'],
+    ['wait', '41', '--interval', '0'],
+    ['wait', '41', '--max-polls', '1.5'],
+    ['hits', '41', '--set', 'some'],
+    ['report', '41', '--out', 'x.pdf'],
+    ['upload'],
+    ['frobnicate'],
+    [],
+  ]) {
     const run = await cli(t, system.env, args);
     t.equal(run.code, 2, `${args.join(' ')}: usage error`);
   }
@@ -394,7 +463,9 @@ t.test('on a terminal the upload shows a progress bar on stderr; stdout keeps on
 
 t.test('`portolan snapshot` runs through the project command line', async (t) => {
   const system = await fakeSystem(t);
-  const child = spawn(process.execPath, [main, 'snapshot', 'list'], { env: { ...process.env, ...system.env, PORTOLAN_LOG_LEVEL: 'silent' } });
+  const child = spawn(process.execPath, [main, 'snapshot', 'list'], {
+    env: { ...process.env, ...system.env, PORTOLAN_LOG_LEVEL: 'silent' },
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk));
   const [code] = await once(child, 'exit');

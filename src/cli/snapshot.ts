@@ -13,11 +13,25 @@ import { styleText } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createClient, type Client } from '../../generated/snapshots/client/index.ts';
-import { deleteAllSnapshots, deleteSnapshot, getSnapshot, getSnapshotDiagnostics, listSnapshots, loginDiagnosticsUser, updateSnapshot, uploadSnapshot } from '../../generated/snapshots/sdk.gen.ts';
+import {
+  deleteAllSnapshots,
+  deleteSnapshot,
+  getSnapshot,
+  getSnapshotDiagnostics,
+  listSnapshots,
+  loginDiagnosticsUser,
+  updateSnapshot,
+  uploadSnapshot,
+} from '../../generated/snapshots/sdk.gen.ts';
 import type { Diagnostic, DiagnosticOutput, Snapshot, SnapshotUpload } from '../../generated/snapshots/types.gen.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, stillProcessing: 3 } as const;
-export const DEFAULTS = { diagnosticsUrl: 'http://127.0.0.1:8300', loginUrl: 'http://127.0.0.1:8301', intervalSeconds: 2, maxPolls: 150 } as const;
+export const DEFAULTS = {
+  diagnosticsUrl: 'http://127.0.0.1:8300',
+  loginUrl: 'http://127.0.0.1:8301',
+  intervalSeconds: 2,
+  maxPolls: 150,
+} as const;
 
 const JSON_TYPE = 'application/vnd.vendor.diagnostics.api+json';
 const REPORT_TYPES = { pdf: 'application/pdf', csv: 'text/csv' } as const;
@@ -48,7 +62,12 @@ export type SnapshotIo = {
 /** An expected failure: the one line to print, the exit code, and the HTTP status when a role answered one. */
 export type Failure = { ok: false; code: number; message: string; status?: number };
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const failure = (message: string, code: number = EXIT.failed, status?: number): Failure => ({ ok: false, code, message, ...(status === undefined ? {} : { status }) });
+const failure = (message: string, code: number = EXIT.failed, status?: number): Failure => ({
+  ok: false,
+  code,
+  message,
+  ...(status === undefined ? {} : { status }),
+});
 
 export type SnapshotSettings = { diagnosticsUrl: string; loginUrl: string; user: string; password: string; credentialVars: string };
 
@@ -56,11 +75,18 @@ export type SnapshotSettings = { diagnosticsUrl: string; loginUrl: string; user:
 export function snapshotSettings(env: Record<string, string | undefined>): { ok: true; settings: SnapshotSettings } | Failure {
   const value = (name: string) => (env[name] === '' ? undefined : env[name]);
   const urls: Record<string, string> = {};
-  for (const [key, name, fallback] of [['diagnosticsUrl', 'PORTOLAN_DIAGNOSTICS_URL', DEFAULTS.diagnosticsUrl], ['loginUrl', 'PORTOLAN_LOGIN_URL', DEFAULTS.loginUrl]] as const) {
+  for (const [key, name, fallback] of [
+    ['diagnosticsUrl', 'PORTOLAN_DIAGNOSTICS_URL', DEFAULTS.diagnosticsUrl],
+    ['loginUrl', 'PORTOLAN_LOGIN_URL', DEFAULTS.loginUrl],
+  ] as const) {
     const raw = value(name) ?? fallback;
     const url = URL.canParse(raw) ? new URL(raw) : undefined;
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return failure(`${name} must be an http or https URL`, EXIT.usage);
-    if (url.username || url.password) return failure(`${name} must not hold a user or password: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD`, EXIT.usage);
+    if (url.username || url.password)
+      return failure(
+        `${name} must not hold a user or password: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD`,
+        EXIT.usage,
+      );
     urls[key] = url.href.replace(/\/+$/, '');
   }
   const diagnostics = { user: value('PORTOLAN_DIAGNOSTICS_USER'), password: value('PORTOLAN_DIAGNOSTICS_PASSWORD') };
@@ -69,15 +95,31 @@ export function snapshotSettings(env: Record<string, string | undefined>): { ok:
     credentials = { ...diagnostics, vars: 'PORTOLAN_DIAGNOSTICS_USER / PORTOLAN_DIAGNOSTICS_PASSWORD' };
   } else {
     // The reference system's administrative account may use the diagnostics API too (DESIGN.md, "Accounts").
-    credentials = { user: value('PORTOLAN_ADMIN_USER') ?? 'admin', password: value('PORTOLAN_ADMIN_PASSWORD'), vars: 'PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD' };
+    credentials = {
+      user: value('PORTOLAN_ADMIN_USER') ?? 'admin',
+      password: value('PORTOLAN_ADMIN_PASSWORD'),
+      vars: 'PORTOLAN_ADMIN_USER / PORTOLAN_ADMIN_PASSWORD',
+    };
     if (credentials.password === undefined) {
-      return failure('missing credentials: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD (or PORTOLAN_ADMIN_PASSWORD)', EXIT.usage);
+      return failure(
+        'missing credentials: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD (or PORTOLAN_ADMIN_PASSWORD)',
+        EXIT.usage,
+      );
     }
   }
   if (credentials.user === undefined || credentials.password === undefined) {
     return failure(`missing credentials: set both ${credentials.vars}`, EXIT.usage);
   }
-  return { ok: true, settings: { diagnosticsUrl: urls.diagnosticsUrl!, loginUrl: urls.loginUrl!, user: credentials.user, password: credentials.password, credentialVars: credentials.vars } };
+  return {
+    ok: true,
+    settings: {
+      diagnosticsUrl: urls.diagnosticsUrl!,
+      loginUrl: urls.loginUrl!,
+      user: credentials.user,
+      password: credentials.password,
+      credentialVars: credentials.vars,
+    },
+  };
 }
 
 /** A URL as it may be printed: without any user or password in it. */
@@ -97,7 +139,8 @@ function oneLine(text: string, max = 300): string {
 
 /** The server's error message: `message` of a JSON error, of an XML `<error>` (answers to PDF/CSV requests), or the text. */
 function serverMessage(error: unknown): string {
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return oneLine((error as { message: string }).message);
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string')
+    return oneLine((error as { message: string }).message);
   if (typeof error !== 'string') return '';
   const xml = /<message>([^<]*)<\/message>/.exec(error);
   if (!xml) return oneLine(error);
@@ -116,7 +159,8 @@ function errorCode(error: unknown): string | undefined {
 /** What a request that got no answer means, naming the setting to check. */
 function noAnswer(what: string, url: string, role: string, variable: string, error: unknown): Failure {
   const code = errorCode(error);
-  if (code === undefined || UNREACHABLE_CODES.has(code)) return failure(`cannot reach ${shown(url)}${code ? ` (${code})` : ''}: is the ${role} role running? (${variable})`);
+  if (code === undefined || UNREACHABLE_CODES.has(code))
+    return failure(`cannot reach ${shown(url)}${code ? ` (${code})` : ''}: is the ${role} role running? (${variable})`);
   return failure(`${what} failed: the connection to ${shown(url)} broke (${code})`);
 }
 
@@ -124,13 +168,21 @@ function noAnswer(what: string, url: string, role: string, variable: string, err
 function unexpected(what: string, response: Response, error: unknown): Failure {
   const message = serverMessage(error);
   const unimplemented = response.status === 501 ? ' (this system does not implement the diagnostics API yet)' : '';
-  return failure(`${what} failed: the diagnostics role answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${message ? `: ${message}` : ''}${unimplemented}`, EXIT.failed, response.status);
+  return failure(
+    `${what} failed: the diagnostics role answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${message ? `: ${message}` : ''}${unimplemented}`,
+    EXIT.failed,
+    response.status,
+  );
 }
 
 type SdkResult = { data?: unknown; error?: unknown; response?: Response };
 
 /** The answer of one SDK call to the diagnostics role, or the failure when there was none. */
-function answer<R extends SdkResult>(result: R, what: string, settings: SnapshotSettings): (R & { ok: true; response: Response }) | Failure {
+function answer<R extends SdkResult>(
+  result: R,
+  what: string,
+  settings: SnapshotSettings,
+): (R & { ok: true; response: Response }) | Failure {
   if (!result.response) return noAnswer(what, settings.diagnosticsUrl, 'diagnostics', 'PORTOLAN_DIAGNOSTICS_URL', result.error);
   return { ...result, ok: true, response: result.response };
 }
@@ -149,18 +201,31 @@ export type SnapshotSession = { ok: true; api: Client; settings: SnapshotSetting
  */
 export async function openSession(settings: SnapshotSettings): Promise<SnapshotSession | Failure> {
   const login = createClient({ baseUrl: settings.loginUrl, headers: { Accept: JSON_TYPE } });
-  const result = await loginDiagnosticsUser({ client: login, body: { userid: settings.user, passwd: settings.password }, redirect: 'manual', parseAs: 'text' });
+  const result = await loginDiagnosticsUser({
+    client: login,
+    body: { userid: settings.user, passwd: settings.password },
+    redirect: 'manual',
+    parseAs: 'text',
+  });
   if (!result.response) return noAnswer('login', settings.loginUrl, 'login', 'PORTOLAN_LOGIN_URL', result.error);
   const { status } = result.response;
-  const cookies = result.response.headers.getSetCookie().map((cookie) => cookie.split(';', 1)[0]!.trim()).filter((pair) => pair.includes('='));
+  const cookies = result.response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';', 1)[0]!.trim())
+    .filter((pair) => pair.includes('='));
   if (status < 400 && cookies.includes('sso_completed=1')) {
     const api = createClient({ baseUrl: settings.diagnosticsUrl, headers: { Accept: JSON_TYPE, Cookie: cookies.join('; ') } });
     return { ok: true, api, settings };
   }
   // A redirect without the marker is how the real login page says no; 400, 401 and 403 refuse the form.
-  if (status < 400 || status === 400 || status === 401 || status === 403) return failure(`login failed: check ${settings.credentialVars}`, EXIT.failed, status);
+  if (status < 400 || status === 400 || status === 401 || status === 403)
+    return failure(`login failed: check ${settings.credentialVars}`, EXIT.failed, status);
   const message = serverMessage(result.error);
-  return failure(`login failed: ${shown(settings.loginUrl)} answered ${status}${message ? `: ${message}` : ''}; is PORTOLAN_LOGIN_URL the login role?`, EXIT.failed, status);
+  return failure(
+    `login failed: ${shown(settings.loginUrl)} answered ${status}${message ? `: ${message}` : ''}; is PORTOLAN_LOGIN_URL the login role?`,
+    EXIT.failed,
+    status,
+  );
 }
 
 /** A snapshot to upload: its bytes as they are read, their exact count and the file name to send. */
@@ -177,9 +242,14 @@ function fileNameParameters(name: string): string {
  * read: the part's head, the source's chunks as fetch pulls them, the closing boundary. Nothing is held
  * beyond the chunk in flight, so a file of any size costs the same memory.
  */
-function multipartBody(source: UploadSource, onBytes?: (bytes: number) => void): { stream: ReadableStream<Uint8Array>; contentType: string; length: number; readError: () => unknown } {
+function multipartBody(
+  source: UploadSource,
+  onBytes?: (bytes: number) => void,
+): { stream: ReadableStream<Uint8Array>; contentType: string; length: number; readError: () => unknown } {
   const boundary = `----portolan-${randomBytes(16).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="snapshot"; ${fileNameParameters(source.fileName)}\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="snapshot"; ${fileNameParameters(source.fileName)}\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   let readError: unknown;
   async function* parts(): AsyncGenerator<Uint8Array> {
@@ -211,7 +281,12 @@ function multipartBody(source: UploadSource, onBytes?: (bytes: number) => void):
     },
     { highWaterMark: 0 },
   );
-  return { stream, contentType: `multipart/form-data; boundary=${boundary}`, length: head.length + source.size + tail.length, readError: () => readError };
+  return {
+    stream,
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + source.size + tail.length,
+    readError: () => readError,
+  };
 }
 
 /**
@@ -220,7 +295,11 @@ function multipartBody(source: UploadSource, onBytes?: (bytes: number) => void):
  * @example
  * const uploaded = await uploadSnapshotStream(session, { body: createReadStream(path), size, fileName: 'lb1.tgz' });
  */
-export async function uploadSnapshotStream(session: SnapshotSession, source: UploadSource, onBytes?: (bytes: number) => void): Promise<{ ok: true; id: string; location: string } | Failure> {
+export async function uploadSnapshotStream(
+  session: SnapshotSession,
+  source: UploadSource,
+  onBytes?: (bytes: number) => void,
+): Promise<{ ok: true; id: string; location: string } | Failure> {
   const body = multipartBody(source, onBytes);
   const options = {
     client: session.api,
@@ -234,13 +313,17 @@ export async function uploadSnapshotStream(session: SnapshotSession, source: Upl
   };
   const sent = await uploadSnapshot(options);
   const readError = body.readError();
-  if (readError !== undefined) return failure(`upload failed: reading ${source.fileName} failed (${errorCode(readError) ?? oneLine(String((readError as Error).message), 120)})`);
+  if (readError !== undefined)
+    return failure(
+      `upload failed: reading ${source.fileName} failed (${errorCode(readError) ?? oneLine(String((readError as Error).message), 120)})`,
+    );
   const result = answer(sent, 'upload', session.settings);
   if (!result.ok) return result;
   if (result.response.status !== 302) return unexpected('upload', result.response, result.error);
   const location = result.response.headers.get('location');
   const id = location === null ? undefined : /\/snapshots\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location)?.[1];
-  if (location === null || id === undefined || !SNAPSHOT_ID.test(id)) return failure(`upload failed: the diagnostics role answered 302 without a snapshot Location (${oneLine(location ?? 'none', 120)})`);
+  if (location === null || id === undefined || !SNAPSHOT_ID.test(id))
+    return failure(`upload failed: the diagnostics role answered 302 without a snapshot Location (${oneLine(location ?? 'none', 120)})`);
   return { ok: true, id, location: new URL(location, `${session.settings.diagnosticsUrl}/`).href };
 }
 
@@ -265,13 +348,18 @@ function processingMessages(body: unknown): string[] {
 function statusFailure(what: string, id: string, response: Response, body: unknown): Failure {
   if (response.status === 422) {
     const messages = processingMessages(body);
-    return failure(`snapshot ${id} failed (422, processing_status ERROR): ${messages.length > 0 ? messages.join('; ') : serverMessage(body) || 'no message given'}`);
+    return failure(
+      `snapshot ${id} failed (422, processing_status ERROR): ${messages.length > 0 ? messages.join('; ') : serverMessage(body) || 'no message given'}`,
+    );
   }
   return unexpected(what, response, body);
 }
 
 async function upload(context: Context, file: string, options: { wait?: boolean; description?: string } & PollOptions): Promise<Outcome> {
-  const size = await stat(file).then((info) => (info.isFile() ? info.size : 'not a file'), (error: unknown) => errorCode(error) ?? 'unreadable');
+  const size = await stat(file).then(
+    (info) => (info.isFile() ? info.size : 'not a file'),
+    (error: unknown) => errorCode(error) ?? 'unreadable',
+  );
   if (typeof size === 'string') return failure(`cannot read ${file} (${size})`, EXIT.usage);
   const session = await connect(context);
   if (!session.ok) return session;
@@ -289,9 +377,14 @@ async function upload(context: Context, file: string, options: { wait?: boolean;
   if (!uploaded.ok) return uploaded;
   context.out(`snapshot ${uploaded.id} uploaded: ${uploaded.location}`);
   if (options.description !== undefined) {
-    const result = answer(await updateSnapshot({ client: session.api, path: { snapshotId: uploaded.id }, body: { description: options.description } }), 'setting the description', session.settings);
+    const result = answer(
+      await updateSnapshot({ client: session.api, path: { snapshotId: uploaded.id }, body: { description: options.description } }),
+      'setting the description',
+      session.settings,
+    );
     if (!result.ok) return result;
-    if (result.response.status !== 200 && result.response.status !== 202) return statusFailure(`setting the description of snapshot ${uploaded.id}`, uploaded.id, result.response, result.error);
+    if (result.response.status !== 200 && result.response.status !== 202)
+      return statusFailure(`setting the description of snapshot ${uploaded.id}`, uploaded.id, result.response, result.error);
     context.out(`snapshot ${uploaded.id}: description set`);
   }
   return options.wait ? waitFor(context, session, uploaded.id, options) : undefined;
@@ -305,7 +398,9 @@ async function waitFor(context: Context, session: SnapshotSession, id: string, p
     const { status } = result.response;
     if (status === 200) {
       const record = result.data as Partial<Snapshot>;
-      const device = [record.hostname, record.chassis_serial && `chassis ${record.chassis_serial}`].filter(Boolean).map((text) => oneLine(String(text), 120));
+      const device = [record.hostname, record.chassis_serial && `chassis ${record.chassis_serial}`]
+        .filter(Boolean)
+        .map((text) => oneLine(String(text), 120));
       context.out(`snapshot ${id} is ready${device.length > 0 ? `: ${device.join(', ')}` : ''}`);
       return undefined;
     }
@@ -328,7 +423,12 @@ export function hitsTable(diagnostics: readonly Diagnostic[], options: { withRes
   };
   const rows = [...diagnostics]
     .sort((a, b) => rank(a) - rank(b))
-    .map((d) => [oneLine(d.run_data.h_importance, 20), ...(options.withResult ? [d.run_data.match ? 'hit' : 'miss'] : []), oneLine(d.name, 80), oneLine(d.results.h_header, 200)]);
+    .map((d) => [
+      oneLine(d.run_data.h_importance, 20),
+      ...(options.withResult ? [d.run_data.match ? 'hit' : 'miss'] : []),
+      oneLine(d.name, 80),
+      oneLine(d.results.h_header, 200),
+    ]);
   const head = ['IMPORTANCE', ...(options.withResult ? ['RESULT'] : []), 'NAME', 'HEADER'];
   const widths = head.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const styles: Record<string, Parameters<typeof styleText>[0]> = { critical: ['bold', 'red'], high: 'red', medium: 'yellow', low: 'dim' };
@@ -347,15 +447,22 @@ async function hits(context: Context, id: string, set: 'hit' | 'miss' | 'all'): 
   const session = await connect(context);
   if (!session.ok) return session;
   const what = `reading the diagnostics of snapshot ${id}`;
-  const result = answer(await getSnapshotDiagnostics({ client: session.api, path: { snapshotId: id }, query: { set } }), what, session.settings);
+  const result = answer(
+    await getSnapshotDiagnostics({ client: session.api, path: { snapshotId: id }, query: { set } }),
+    what,
+    session.settings,
+  );
   if (!result.ok) return result;
   if (result.response.status === 202) return failure(`snapshot ${id} is still processing: run 'portolan snapshot wait ${id}' first`);
   if (result.response.status !== 200) return statusFailure(what, id, result.response, result.error);
   const output = result.data as DiagnosticOutput | undefined;
-  if (!Array.isArray(output?.diagnostics?.diagnostic)) return failure(`${what} failed: the diagnostics role answered 200 without diagnostics JSON`);
+  if (!Array.isArray(output?.diagnostics?.diagnostic))
+    return failure(`${what} failed: the diagnostics role answered 200 without diagnostics JSON`);
   const hostname = output.system_information?.hostname ?? '';
   const { hit_count: hitCount, miss_count: missCount } = output.diagnostics;
-  context.out(`snapshot ${id} (${oneLine(hostname, 120)}): ${plural(hitCount, 'hit')}, ${plural(missCount, 'miss', 'misses')}; rule set ${oneLine(output.version, 40)}`);
+  context.out(
+    `snapshot ${id} (${oneLine(hostname, 120)}): ${plural(hitCount, 'hit')}, ${plural(missCount, 'miss', 'misses')}; rule set ${oneLine(output.version, 40)}`,
+  );
   if (output.diagnostics.diagnostic.length === 0) {
     context.out(set === 'hit' ? 'no hits' : `no diagnostics in set ${set}`);
     return undefined;
@@ -382,13 +489,21 @@ async function download(body: ReadableStream<Uint8Array> | null, out: string): P
   }
 }
 
-async function report(context: Context, id: string, options: { format: keyof typeof REPORT_TYPES; out: string; set?: 'hit' | 'miss' | 'all' }): Promise<Outcome> {
+async function report(
+  context: Context,
+  id: string,
+  options: { format: keyof typeof REPORT_TYPES; out: string; set?: 'hit' | 'miss' | 'all' },
+): Promise<Outcome> {
   const session = await connect(context);
   if (!session.ok) return session;
   const accept = REPORT_TYPES[options.format];
   const what = `downloading the ${options.format.toUpperCase()} report of snapshot ${id}`;
   const query = options.set === undefined ? undefined : { set: options.set };
-  const result = answer(await getSnapshotDiagnostics({ client: session.api, path: { snapshotId: id }, query, headers: { Accept: accept }, parseAs: 'stream' }), what, session.settings);
+  const result = answer(
+    await getSnapshotDiagnostics({ client: session.api, path: { snapshotId: id }, query, headers: { Accept: accept }, parseAs: 'stream' }),
+    what,
+    session.settings,
+  );
   if (!result.ok) return result;
   const { response } = result;
   if (response.status === 202) return failure(`snapshot ${id} is still processing: run 'portolan snapshot wait ${id}' first`);
@@ -420,7 +535,8 @@ async function remove(context: Context, id: string | undefined): Promise<Outcome
   const session = await connect(context);
   if (!session.ok) return session;
   const what = id === undefined ? 'deleting all snapshots' : `deleting snapshot ${id}`;
-  const call = id === undefined ? deleteAllSnapshots({ client: session.api }) : deleteSnapshot({ client: session.api, path: { snapshotId: id } });
+  const call =
+    id === undefined ? deleteAllSnapshots({ client: session.api }) : deleteSnapshot({ client: session.api, path: { snapshotId: id } });
   const result = answer(await call, what, session.settings);
   if (!result.ok) return result;
   if (result.response.status !== 200) return unexpected(what, result.response, result.error);
@@ -429,7 +545,9 @@ async function remove(context: Context, id: string | undefined): Promise<Outcome
     return undefined;
   }
   const ids = (result.data?.id ?? []).map((deleted) => oneLine(String(deleted), 80));
-  context.out(`${plural(ids.length, 'snapshot')} deleted${ids.length > 0 ? `: ${ids.join(' ')}` : ''} (the shared sample snapshot 0 stays)`);
+  context.out(
+    `${plural(ids.length, 'snapshot')} deleted${ids.length > 0 ? `: ${ids.join(' ')}` : ''} (the shared sample snapshot 0 stays)`,
+  );
   return undefined;
 }
 
@@ -437,7 +555,13 @@ async function remove(context: Context, id: string | undefined): Promise<Outcome
 function progressBar(io: SnapshotIo, fileName: string, size: number): { advance: (bytes: number) => void; stop: () => void } | undefined {
   if (io.stderr.isTTY !== true) return undefined;
   const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
-  const bar = new SingleBar({ stream: io.stderr, format: 'uploading {file} [{bar}] {percentage}% {sent}/{size} MB, ETA {eta_formatted}', barsize: 30, hideCursor: null, gracefulExit: false });
+  const bar = new SingleBar({
+    stream: io.stderr,
+    format: 'uploading {file} [{bar}] {percentage}% {sent}/{size} MB, ETA {eta_formatted}',
+    barsize: 30,
+    hideCursor: null,
+    gracefulExit: false,
+  });
   let sent = 0;
   bar.start(size, 0, { file: oneLine(fileName, 40), sent: mb(0), size: mb(size) });
   return {
@@ -456,26 +580,38 @@ function snapshotId(value: string): string {
 
 function seconds(value: string): number {
   const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0 || number > 3600) throw new InvalidArgumentError('must be a number of seconds above 0, at most 3600.');
+  if (!Number.isFinite(number) || number <= 0 || number > 3600)
+    throw new InvalidArgumentError('must be a number of seconds above 0, at most 3600.');
   return number;
 }
 
 function count(value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1 || number > 100_000) throw new InvalidArgumentError('must be a whole number from 1 to 100000.');
+  if (!Number.isInteger(number) || number < 1 || number > 100_000)
+    throw new InvalidArgumentError('must be a whole number from 1 to 100000.');
   return number;
 }
 
 const pollOptions = (command: Command) =>
   command
-    .addOption(new Option('--interval <seconds>', 'seconds between polls while the snapshot answers 202').argParser(seconds).default(DEFAULTS.intervalSeconds))
+    .addOption(
+      new Option('--interval <seconds>', 'seconds between polls while the snapshot answers 202')
+        .argParser(seconds)
+        .default(DEFAULTS.intervalSeconds),
+    )
     .addOption(new Option('--max-polls <count>', 'polls before giving up (exit 3)').argParser(count).default(DEFAULTS.maxPolls));
 
 /** The command tree; each action hands its outcome to `done`. */
-function snapshotProgram(context: Context, write: { out: (text: string) => void; err: (text: string) => void }, done: (outcome: Outcome) => void): Command {
+function snapshotProgram(
+  context: Context,
+  write: { out: (text: string) => void; err: (text: string) => void },
+  done: (outcome: Outcome) => void,
+): Command {
   const width = (stream: Writable) => Math.min(120, (stream as { columns?: number }).columns ?? 100);
   const program = new Command('portolan snapshot')
-    .description('Client of the snapshot diagnostics API (interface C): upload device snapshots, wait for their processing, read their hits and reports.')
+    .description(
+      'Client of the snapshot diagnostics API (interface C): upload device snapshots, wait for their processing, read their hits and reports.',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: write.out,
@@ -487,7 +623,10 @@ function snapshotProgram(context: Context, write: { out: (text: string) => void;
     })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', SETTINGS_HELP);
-  const run = <A extends unknown[]>(action: (...args: A) => Promise<Outcome>) => async (...args: A) => done(await action(...args));
+  const run =
+    <A extends unknown[]>(action: (...args: A) => Promise<Outcome>) =>
+    async (...args: A) =>
+      done(await action(...args));
   const idArgument = ['<id>', 'snapshot id (0 is the shared sample)', snapshotId] as const;
 
   pollOptions(
@@ -520,9 +659,14 @@ function snapshotProgram(context: Context, write: { out: (text: string) => void;
     .addOption(new Option('--format <format>', 'report format').choices(['pdf', 'csv']).makeOptionMandatory())
     .requiredOption('--out <file>', 'where to write the report')
     .addOption(new Option('--set <set>', 'which diagnostics (default: all)').choices(['hit', 'miss', 'all']))
-    .action(run((id: string, options: { format: 'pdf' | 'csv'; out: string; set?: 'hit' | 'miss' | 'all' }) => report(context, id, options)));
+    .action(
+      run((id: string, options: { format: 'pdf' | 'csv'; out: string; set?: 'hit' | 'miss' | 'all' }) => report(context, id, options)),
+    );
 
-  program.command('list').description("List the account's snapshot ids (0 is the shared sample).").action(run(() => list(context)));
+  program
+    .command('list')
+    .description("List the account's snapshot ids (0 is the shared sample).")
+    .action(run(() => list(context)));
 
   program
     .command('delete')
@@ -530,7 +674,10 @@ function snapshotProgram(context: Context, write: { out: (text: string) => void;
     .argument(...idArgument)
     .action(run((id: string) => remove(context, id)));
 
-  program.command('delete-all').description("Delete all of the account's snapshots (the shared sample 0 stays).").action(run(() => remove(context, undefined)));
+  program
+    .command('delete-all')
+    .description("Delete all of the account's snapshots (the shared sample 0 stays).")
+    .action(run(() => remove(context, undefined)));
 
   for (const command of program.commands) command.addHelpText('after', SETTINGS_HELP);
   return program;
@@ -546,7 +693,9 @@ function snapshotProgram(context: Context, write: { out: (text: string) => void;
  */
 export async function runSnapshotCommand(args: readonly string[], io: SnapshotIo): Promise<number> {
   // Defence in depth: the password is never put into a message, but a server could echo it back.
-  const secrets = [io.env.PORTOLAN_DIAGNOSTICS_PASSWORD, io.env.PORTOLAN_ADMIN_PASSWORD].filter((secret): secret is string => secret !== undefined && secret.length >= 4);
+  const secrets = [io.env.PORTOLAN_DIAGNOSTICS_PASSWORD, io.env.PORTOLAN_ADMIN_PASSWORD].filter(
+    (secret): secret is string => secret !== undefined && secret.length >= 4,
+  );
   const redact = (text: string) => secrets.reduce((safe, secret) => safe.replaceAll(secret, '***'), text);
   const write = { out: (text: string) => void io.stdout.write(redact(text)), err: (text: string) => void io.stderr.write(redact(text)) };
   // A reader that closes the pipe early (`portolan snapshot hits 0 | head`) ends the output, not the command.
@@ -556,7 +705,8 @@ export async function runSnapshotCommand(args: readonly string[], io: SnapshotIo
   try {
     await snapshotProgram(context, write, (result) => (outcome = result)).parseAsync([...args], { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.ok : EXIT.usage;
+    if (error instanceof CommanderError)
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.ok : EXIT.usage;
     write.err(`unexpected error (a bug, please report it): ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
     return EXIT.failed;
   }
@@ -572,7 +722,10 @@ export async function runSnapshotCommand(args: readonly string[], io: SnapshotIo
  * @example
  * const { code, stdout } = await runSnapshotCli(['list'], { env: { PORTOLAN_DIAGNOSTICS_URL: url, PORTOLAN_LOGIN_URL: login, PORTOLAN_ADMIN_PASSWORD: pw } });
  */
-export async function runSnapshotCli(args: readonly string[], options: { env: Record<string, string | undefined>; sleep?: (ms: number) => Promise<void> }): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runSnapshotCli(
+  args: readonly string[],
+  options: { env: Record<string, string | undefined>; sleep?: (ms: number) => Promise<void> },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const capture = () => {
     let text = '';
     const stream = new Writable({
@@ -584,6 +737,11 @@ export async function runSnapshotCli(args: readonly string[], options: { env: Re
     return { stream, text: () => text };
   };
   const [stdout, stderr] = [capture(), capture()];
-  const code = await runSnapshotCommand(args, { env: options.env, stdout: stdout.stream, stderr: stderr.stream, ...(options.sleep ? { sleep: options.sleep } : {}) });
+  const code = await runSnapshotCommand(args, {
+    env: options.env,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+  });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

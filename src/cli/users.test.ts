@@ -40,7 +40,12 @@ t.test('users add, passwd, list and remove on the command line against a tempora
   const database = tempSqliteUrl(t).url;
   const env = { PORTOLAN_DATABASE: database };
 
-  const added = await spawned({ ...env, PORTOLAN_USER_PASSWORD: 'from env' }, ['add', '--profile', 'registration_check', 'alice@example.com']);
+  const added = await spawned({ ...env, PORTOLAN_USER_PASSWORD: 'from env' }, [
+    'add',
+    '--profile',
+    'registration_check',
+    'alice@example.com',
+  ]);
   t.equal(added.code, 0, added.err);
   t.match(added.out, "Added user 'alice@example.com' in profile 'registration_check'.");
 

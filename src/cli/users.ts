@@ -41,7 +41,11 @@ export async function runUsersCommand(args: readonly string[], io: UsersIo): Pro
   };
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, options: { profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     return fail(`${(error as Error).message}\n\n${USERS_USAGE}`, 2);
   }
@@ -51,10 +55,14 @@ export async function runUsersCommand(args: readonly string[], io: UsersIo): Pro
     return 0;
   }
   const needsUser = action === 'add' || action === 'passwd' || action === 'remove';
-  if (!needsUser && action !== 'list') return fail(`${action ? `Unknown users command '${action}'.` : 'Missing users command.'}\n\n${USERS_USAGE}`, 2);
-  if (needsUser ? username === undefined || extra.length > 0 : username !== undefined) return fail(`Wrong arguments for 'users ${action}'.\n\n${USERS_USAGE}`, 2);
+  if (!needsUser && action !== 'list')
+    return fail(`${action ? `Unknown users command '${action}'.` : 'Missing users command.'}\n\n${USERS_USAGE}`, 2);
+  if (needsUser ? username === undefined || extra.length > 0 : username !== undefined)
+    return fail(`Wrong arguments for 'users ${action}'.\n\n${USERS_USAGE}`, 2);
   const profile = parsed.values.profile ?? (action === 'list' ? undefined : ADMIN_PROFILE);
-  const problem = (profile === undefined ? undefined : accountNameProblem('profile', profile)) ?? (needsUser ? accountNameProblem('username', username!) : undefined);
+  const problem =
+    (profile === undefined ? undefined : accountNameProblem('profile', profile)) ??
+    (needsUser ? accountNameProblem('username', username!) : undefined);
   if (problem) return fail(problem, 2);
 
   let password = '';
@@ -71,7 +79,8 @@ export async function runUsersCommand(args: readonly string[], io: UsersIo): Pro
     const who = `user '${username}' in profile '${profile}'`;
     switch (action) {
       case 'add':
-        if ((await accounts.add(profile!, username!, password)) === 'exists') return fail(`The ${who} already exists; use 'portolan users passwd' to change its password.`);
+        if ((await accounts.add(profile!, username!, password)) === 'exists')
+          return fail(`The ${who} already exists; use 'portolan users passwd' to change its password.`);
         io.stdout.write(`Added ${who}.\n`);
         return 0;
       case 'passwd':

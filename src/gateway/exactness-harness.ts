@@ -26,7 +26,13 @@ export async function startUpstream(t: TapTest) {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return (server.address() as { port: number }).port;
 }
 
@@ -35,37 +41,41 @@ export async function startGateways(t: TapTest, env: Record<string, string>): Pr
   const dir = tempSqliteUrl(t).dir;
   const children: ChildProcess[] = [];
   t.teardown(async () => {
-    await Promise.all(children.map(async (child) => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }));
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null) return;
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }),
+    );
   });
-  const urls = await Promise.all(Array.from({ length: PROCESSES }, async (_, n) => {
-    const child = spawn(process.execPath, [FIXTURE], {
-      env: {
-        ...process.env,
-        PORTOLAN_ROLES: 'gateway',
-        PORTOLAN_GATEWAY_PORT: '0',
-        PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${n}.db`)}`,
-        PORTOLAN_ADMIN_PASSWORD: 'exactness-test-admin',
-        PORTOLAN_LOG_LEVEL: 'silent',
-        PORTOLAN_RATE_LIMIT_LIMIT: String(LIMIT),
-        // This proves exact shared counting, not outage detection (redis-outage.test.ts does that with
-        // the 50 ms default). Here four gateways, Redis, the load generator and another test job share
-        // two cores, and Redis can be starved of CPU for more than 50 ms: with the default, that reads
-        // as an outage and the memory policy counts locally. A second is far above any starvation.
-        PORTOLAN_RATE_LIMIT_STORE_TIMEOUT_MS: '1000',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    for await (const line of createInterface({ input: child.stdout! })) {
-      if (line.startsWith('READY ')) return line.slice('READY '.length);
-    }
-    throw new Error(`gateway process ${n} exited before it was ready (exit code ${child.exitCode})`);
-  }));
+  const urls = await Promise.all(
+    Array.from({ length: PROCESSES }, async (_, n) => {
+      const child = spawn(process.execPath, [FIXTURE], {
+        env: {
+          ...process.env,
+          PORTOLAN_ROLES: 'gateway',
+          PORTOLAN_GATEWAY_PORT: '0',
+          PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${n}.db`)}`,
+          PORTOLAN_ADMIN_PASSWORD: 'exactness-test-admin',
+          PORTOLAN_LOG_LEVEL: 'silent',
+          PORTOLAN_RATE_LIMIT_LIMIT: String(LIMIT),
+          // This proves exact shared counting, not outage detection (redis-outage.test.ts does that with
+          // the 50 ms default). Here four gateways, Redis, the load generator and another test job share
+          // two cores, and Redis can be starved of CPU for more than 50 ms: with the default, that reads
+          // as an outage and the memory policy counts locally. A second is far above any starvation.
+          PORTOLAN_RATE_LIMIT_STORE_TIMEOUT_MS: '1000',
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      children.push(child);
+      for await (const line of createInterface({ input: child.stdout! })) {
+        if (line.startsWith('READY ')) return line.slice('READY '.length);
+      }
+      throw new Error(`gateway process ${n} exited before it was ready (exit code ${child.exitCode})`);
+    }),
+  );
   // Like a load balancer, send traffic only once each gateway's /health says its pool and its
   // counter store answer (a limiter that started before Redis answered is in its outage policy).
   await Promise.all(urls.map((url) => healthy(url, 20_000)));
@@ -75,7 +85,13 @@ export async function startGateways(t: TapTest, env: Record<string, string>): Pr
 async function healthy(url: string, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    const status = await fetch(`${url}/health`).then((r) => (void r.arrayBuffer(), r.status), () => 0);
+    const status = await fetch(`${url}/health`).then(
+      (r) => {
+        void r.arrayBuffer();
+        return r.status;
+      },
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -104,11 +120,14 @@ export const token = () => `exactness-${randomUUID()}`;
 export async function proveExact(t: TapTest, gateways: readonly string[]) {
   for (let run = 1; run <= 10; run++) {
     const { statuses } = await passedPerToken(gateways, [token()], 3000);
-    t.same(Object.fromEntries(statuses), { 200: 1000, 429: 2000 }, `run ${run} of 10: 3000 requests at concurrency 256 on one token -> 1000 passed, 2000 limited`);
+    t.same(
+      Object.fromEntries(statuses),
+      { 200: 1000, 429: 2000 },
+      `run ${run} of 10: 3000 requests at concurrency 256 on one token -> 1000 passed, 2000 limited`,
+    );
   }
   const tokens = Array.from({ length: 50 }, token);
   const { passed, statuses } = await passedPerToken(gateways, tokens, 1100);
   t.same(Object.fromEntries(statuses), { 200: 50 * 1000, 429: 50 * 100 }, '50 tokens x 1100 interleaved: 50000 passed, 5000 limited');
   t.same([...new Set(passed.values())], [1000], 'exactly 1000 passed for every one of the 50 tokens');
 }
-

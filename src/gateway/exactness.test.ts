@@ -27,13 +27,21 @@ t.test('four gateway processes sharing one Redis count exactly', async (t) => {
 t.test('four gateway processes sharing one SQLite file count exactly', async (t) => {
   const upstream = await startUpstream(t);
   const counters = join(tempSqliteUrl(t).dir, 'counters.db');
-  const gateways = await startGateways(t, { PORTOLAN_POOL_MEMBERS: `127.0.0.1:${upstream}`, PORTOLAN_RATE_LIMIT_STORE: `sqlite:${counters}` });
+  const gateways = await startGateways(t, {
+    PORTOLAN_POOL_MEMBERS: `127.0.0.1:${upstream}`,
+    PORTOLAN_RATE_LIMIT_STORE: `sqlite:${counters}`,
+  });
   await proveExact(t, gateways);
 });
 
 async function naiveThrough(t: TapTest, store: string, naive: string, extra: Record<string, string> = {}) {
   const upstream = await startUpstream(t);
-  const gateways = await startGateways(t, { PORTOLAN_POOL_MEMBERS: `127.0.0.1:${upstream}`, PORTOLAN_RATE_LIMIT_STORE: store, PORTOLAN_TEST_NAIVE_STORE: naive, ...extra });
+  const gateways = await startGateways(t, {
+    PORTOLAN_POOL_MEMBERS: `127.0.0.1:${upstream}`,
+    PORTOLAN_RATE_LIMIT_STORE: store,
+    PORTOLAN_TEST_NAIVE_STORE: naive,
+    ...extra,
+  });
   const { passed } = await passedPerToken(gateways, [token()], 3000);
   return [...passed.values()][0]!;
 }

@@ -5,19 +5,23 @@ type Config = CoreConfig & TrafficConfig;
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { createPool, createProxy, registerPoolMetrics, type Pool, type Proxy } from '../traffic/index.ts';
+import { createPool, createProxy, registerPoolMetrics, type Pool, type ReverseProxy } from '../traffic/index.ts';
 import { createRateLimiter, type CounterStore, type RateLimiter } from './rate-limit/index.ts';
 
 export type GatewayParts = {
   limiter: Pick<RateLimiter, 'check' | 'status' | 'ping'>;
   pool: Pool;
-  proxy: Proxy;
+  proxy: ReverseProxy;
   close(): Promise<void>;
 };
 
 /** With the limiter switched off, nothing is counted and every status call reports a fresh window. */
 function disabledLimiter(config: Config): GatewayParts['limiter'] {
-  const fresh = { 'x-rate-limit-limit': config.rateLimitLimit, 'x-rate-limit-remaining': config.rateLimitLimit, 'x-rate-limit-reset': config.rateLimitWindowSeconds };
+  const fresh = {
+    'x-rate-limit-limit': config.rateLimitLimit,
+    'x-rate-limit-remaining': config.rateLimitLimit,
+    'x-rate-limit-reset': config.rateLimitWindowSeconds,
+  };
   return {
     check: async () => ({ kind: 'unlimited', reason: 'limiter-off' }),
     status: async () => ({ kind: 'status', status: fresh }),
@@ -55,7 +59,12 @@ export async function createGatewayParts(
     logger,
   });
   registerPoolMetrics(deps.metrics.registry, pool);
-  const proxy = createProxy({ pool, upstreamTimeoutMs: config.upstreamTimeoutMs, connectionsPerMember: config.upstreamConnections, logger });
+  const proxy = createProxy({
+    pool,
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    connectionsPerMember: config.upstreamConnections,
+    logger,
+  });
   pool.start();
   return {
     limiter: rateLimiter ?? disabledLimiter(config),

@@ -62,8 +62,17 @@ t.test('every case the README names is a test here', async (t) => {
 });
 
 t.test('the parsers find what they must and nothing else', async (t) => {
-  const tests = casesInTests([{ path: 'a', text: "t.test('C-one: x', ...); t.test(\"P-two-three: y\", ...); t.test('no id here', ...); t.test('Z-bad: z')" }]);
+  const tests = casesInTests([
+    { path: 'a', text: "t.test('C-one: x', ...); t.test(\"P-two-three: y\", ...); t.test('no id here', ...); t.test('Z-bad: z')" },
+  ]);
   t.same([...tests.keys()], ['C-one', 'P-two-three']);
-  const readme = '# x\n## Security\n| a | b | `src/hostile/x.test.ts` `C-one`, `P-two` |\n| not | a | `C-Upper` |\n## Next\n| a | b | `src/hostile/y.test.ts` `C-later` |\n';
-  t.same([...casesInReadme(readme).entries()], [['C-one', 'src/hostile/x.test.ts'], ['P-two', 'src/hostile/x.test.ts']]);
+  const readme =
+    '# x\n## Security\n| a | b | `src/hostile/x.test.ts` `C-one`, `P-two` |\n| not | a | `C-Upper` |\n## Next\n| a | b | `src/hostile/y.test.ts` `C-later` |\n';
+  t.same(
+    [...casesInReadme(readme).entries()],
+    [
+      ['C-one', 'src/hostile/x.test.ts'],
+      ['P-two', 'src/hostile/x.test.ts'],
+    ],
+  );
 });

@@ -58,8 +58,14 @@ function growthOf(make: (size: number) => string, size: number, check: (text: st
   for (let i = 0; i < 50; i++) check(small);
   let [base, grown] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
   for (let round = 0; round < ROUNDS; round++) {
-    base = Math.min(base, costOf(() => check(small), collect));
-    grown = Math.min(grown, costOf(() => check(large), collect));
+    base = Math.min(
+      base,
+      costOf(() => check(small), collect),
+    );
+    grown = Math.min(
+      grown,
+      costOf(() => check(large), collect),
+    );
     // A large input that is clearly too costly is not measured again (quadratic work takes seconds).
     if (grown > base * GROWTH * LINEAR_ENOUGH) break;
   }
@@ -88,7 +94,7 @@ const SCRIPT_SHAPES: Record<string, (size: number) => string> = {
   'array indexes': (n) => `puts ${filled('$a(b)', n)}`,
   'when blocks': (n) => filled('when E {\n  pool p\n}\n', n),
   'when blocks holding when blocks': (n) => `when E {${filled('when E {', n)}`,
-  'semicolons': (n) => filled(';', n),
+  semicolons: (n) => filled(';', n),
   'expansion prefixes': (n) => `puts ${filled('{*}{a} ', n)}`,
   'a mix of every special character': (n) => filled('{"[$\\#;]}"\n(a)', n),
 };
@@ -100,7 +106,12 @@ t.test('F-tcl-linear: checking a script object takes time linear in its length, 
     t.ok(growth < LINEAR_ENOUGH, `${name}: ${GROWTH} times the text took ${growth.toFixed(1)} times as long`);
   }
   t.same(checkScript(filled('\\', 1 << 16)), { ok: true }, 'the 64 KiB of backslashes is an answer, as before');
-  t.same(checkScript(`puts ${filled('\\', (1 << 16) - 1)}\n`), { ok: false, kind: 'incomplete', detail: 'backslash-newline at end', line: 1 });
+  t.same(checkScript(`puts ${filled('\\', (1 << 16) - 1)}\n`), {
+    ok: false,
+    kind: 'incomplete',
+    detail: 'backslash-newline at end',
+    line: 1,
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -126,25 +137,31 @@ const nested = (inner: string, depth: number) => {
 
 /** Declarations of about `size` characters, each shape a way to make one check or plan do more work per byte. */
 const DECLARATION_SHAPES: Record<string, (size: number) => string> = {
-  'a wide list deep in a kept property (valid)': (n) => inApp(`"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"],"x":${nested(`[${items(() => '{}', n)}]`, 55)}}`),
-  'a wide list deep in a tenant (the issue\'s, invalid)': (n) => `${HEAD}"T":${nested(`[${items(() => '{}', n)}]`, 58)}}`,
+  'a wide list deep in a kept property (valid)': (n) =>
+    inApp(`"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"],"x":${nested(`[${items(() => '{}', n)}]`, 55)}}`),
+  "a wide list deep in a tenant (the issue's, invalid)": (n) => `${HEAD}"T":${nested(`[${items(() => '{}', n)}]`, 58)}}`,
   'bad pool members': (n) => inApp(`"p":{"class":"Pool","members":[${items(() => '{}', n)}]}`),
   'bad virtual addresses': (n) => inApp(`"s":{"class":"Service_HTTP","virtualAddresses":[${items(() => '"x"', n)}]}`),
   'bad server addresses': (n) => inApp(`"p":{"class":"Pool","members":[{"servicePort":80,"serverAddresses":[${items(() => '"x"', n)}]}]}`),
   'pools full of bad members': (n) => inApp(items((i) => `"p${i}":{"class":"Pool","members":[${items(() => '{}', 770)}]}`, n)),
-  'members full of bad server addresses': (n) => inApp(`"p":{"class":"Pool","members":[${items(() => `{"servicePort":80,"serverAddresses":[${items(() => '1', 600)}]}`, n)}]}`),
+  'members full of bad server addresses': (n) =>
+    inApp(`"p":{"class":"Pool","members":[${items(() => `{"servicePort":80,"serverAddresses":[${items(() => '1', 600)}]}`, n)}]}`),
   'bad monitors': (n) => inApp(items((i) => `"p${i}":{"class":"Pool","monitors":[${items(() => '1', 30)}]}`, n)),
   'a long bad address pair': (n) => inApp(`"s":{"class":"Service_HTTP","virtualAddresses":[[${items(() => '1', n)}]]}`),
   'members of no class': (n) => inApp(items((i) => `"m${i}":{}`, n)),
   'unmodelled members (valid, each a warning)': (n) => inApp(items((i) => `"m${i}":{"class":"X"}`, n)),
-  'services on one pool (valid)': (n) => inApp(`${items((i) => `"s${i}":{"class":"Service_HTTP","virtualAddresses":["10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}"],"pool":"/T/A/p"}`, n)},"p":{"class":"Pool","monitors":["http"]}`),
+  'services on one pool (valid)': (n) =>
+    inApp(
+      `${items((i) => `"s${i}":{"class":"Service_HTTP","virtualAddresses":["10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}"],"pool":"/T/A/p"}`, n)},"p":{"class":"Pool","monitors":["http"]}`,
+    ),
   'tenants of no class': (n) => `${HEAD}${items((i) => `"T${i}":{}`, n)}}`,
   'applications of no class': (n) => inTenant(items((i) => `"A${i}":{}`, n)),
   'bad member names': (n) => inApp(items((i) => `"${i}":{"class":"X"}`, n)),
   'a long address of colons': (n) => inApp(`"s":{"class":"Service_HTTP","virtualAddresses":["${':'.repeat(n)}"]}`),
   'a long member name': (n) => inApp(`"${'a'.repeat(n)}":{"class":"X"}`),
   'a long schema version': (n) => `{"class":"ADC","schemaVersion":"3.${'1'.repeat(n)}"}`,
-  'properties of the pool members not applied (valid, each a warning)': (n) => inApp(`"p":{"class":"Pool","members":[{"servicePort":80,"serverAddresses":["127.0.0.1"],${items((i) => `"o${i}":1`, n)}}]}`),
+  'properties of the pool members not applied (valid, each a warning)': (n) =>
+    inApp(`"p":{"class":"Pool","members":[{"servicePort":80,"serverAddresses":["127.0.0.1"],${items((i) => `"o${i}":1`, n)}}]}`),
 };
 
 t.test('F-declaration-linear: checking and planning a declaration takes time linear in its size, whatever its shape', async (t) => {
@@ -162,8 +179,10 @@ function heldRequest(url: string, path: string, body: string) {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   const bytes = Buffer.from(body);
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: device\r\nAuthorization: ${basicAuthorization('admin', ADMIN_PASSWORD)}\r\n`
-    + `Content-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: device\r\nAuthorization: ${basicAuthorization('admin', ADMIN_PASSWORD)}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+  );
   socket.write(bytes.subarray(0, -1));
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -239,49 +258,72 @@ t.test('F-declaration-event-loop: while a 1.95 MB declaration of 650 000 {} at d
   const { status, body: refused } = await answer;
   json.restore();
   t.ok(answeredBefore >= 3, `${answeredBefore} health checks of the mapping role were answered before the declaration was`);
-  t.ok(json.longest.parsed <= INLINE_BYTES, `the longest text this thread parsed meanwhile: ${json.longest.parsed} characters (the body never)`);
+  t.ok(
+    json.longest.parsed <= INLINE_BYTES,
+    `the longest text this thread parsed meanwhile: ${json.longest.parsed} characters (the body never)`,
+  );
   t.ok(turned >= 100, `the event loop turned ${turned} times while the declaration was checked`);
   t.equal(status, 422, 'the declaration is still refused');
-  t.match(refused, { code: 422, message: 'declaration is invalid', errors: ["/T: should have required property 'class'"] }, 'in the same words');
+  t.match(
+    refused,
+    { code: 422, message: 'declaration is invalid', errors: ["/T: should have required property 'class'"] },
+    'in the same words',
+  );
 });
 
-t.test('F-declaration-main-thread-untouched: a 2 MB declaration deployed, refused and read back is never parsed or serialised on the event loop', async (t) => {
-  // Response checking (tests only) parses every answer: off here, as in production.
-  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, validateResponses: false } });
-  const port = await freePort();
-  const valid = inApp(`"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"],"virtualPort":${port},"x":${nested(`[${items(() => '{}', 1_950_000)}]`, 55)}}`);
-  t.ok(valid.length > 1_900_000 && valid.length < 2 * 1024 * 1024, `a valid declaration of ${valid.length} bytes`);
-  const headers = { authorization: basicAuthorization('admin', ADMIN_PASSWORD), 'content-type': 'application/json' };
-  const declare = `${system.url('device')}/mgmt/shared/appsvcs/declare`;
-  const send = async (method: string, body?: string) => {
-    const answer = await fetch(declare, { method, headers, ...(body === undefined ? {} : { body }) });
-    return { status: answer.status, text: Buffer.from(await answer.arrayBuffer()).toString('utf8') };
-  };
+t.test(
+  'F-declaration-main-thread-untouched: a 2 MB declaration deployed, refused and read back is never parsed or serialised on the event loop',
+  async (t) => {
+    // Response checking (tests only) parses every answer: off here, as in production.
+    const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD, validateResponses: false } });
+    const port = await freePort();
+    const valid = inApp(
+      `"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"],"virtualPort":${port},"x":${nested(`[${items(() => '{}', 1_950_000)}]`, 55)}}`,
+    );
+    t.ok(valid.length > 1_900_000 && valid.length < 2 * 1024 * 1024, `a valid declaration of ${valid.length} bytes`);
+    const headers = { authorization: basicAuthorization('admin', ADMIN_PASSWORD), 'content-type': 'application/json' };
+    const declare = `${system.url('device')}/mgmt/shared/appsvcs/declare`;
+    const send = async (method: string, body?: string) => {
+      const answer = await fetch(declare, { method, headers, ...(body === undefined ? {} : { body }) });
+      return { status: answer.status, text: Buffer.from(await answer.arrayBuffer()).toString('utf8') };
+    };
 
-  const json = watchJson(t);
-  const deployed = await send('POST', valid);
-  const refused = await send('POST', ISSUE_BODY);
-  const read = await send('GET');
-  json.restore();
+    const json = watchJson(t);
+    const deployed = await send('POST', valid);
+    const refused = await send('POST', ISSUE_BODY);
+    const read = await send('GET');
+    json.restore();
 
-  t.equal(deployed.status, 200, 'the valid declaration is deployed');
-  t.equal(refused.status, 422, "the issue's declaration is refused");
-  t.equal(read.status, 200, 'and the deployed one read back');
-  t.ok(json.longest.parsed <= INLINE_BYTES, `the longest text this thread parsed: ${json.longest.parsed} characters`);
-  t.ok(json.longest.stringified <= INLINE_BYTES, `the longest text this thread serialised: ${json.longest.stringified} characters`);
-  // What was answered, read here with the originals: the declaration as deployed, its default written in.
-  const echoed = json.parse(deployed.text) as { results: { code: number; message: string }[]; declaration: unknown };
-  t.match(echoed.results, [{ code: 200, message: 'success', tenant: 'T' }]);
-  t.equal(json.stringify(json.parse(read.text)), json.stringify(echoed.declaration), 'GET answers the declaration the deployment echoed');
-  t.match(json.parse(refused.text), { code: 422, message: 'declaration is invalid', errors: ["/T: should have required property 'class'"] });
-});
+    t.equal(deployed.status, 200, 'the valid declaration is deployed');
+    t.equal(refused.status, 422, "the issue's declaration is refused");
+    t.equal(read.status, 200, 'and the deployed one read back');
+    t.ok(json.longest.parsed <= INLINE_BYTES, `the longest text this thread parsed: ${json.longest.parsed} characters`);
+    t.ok(json.longest.stringified <= INLINE_BYTES, `the longest text this thread serialised: ${json.longest.stringified} characters`);
+    // What was answered, read here with the originals: the declaration as deployed, its default written in.
+    const echoed = json.parse(deployed.text) as { results: { code: number; message: string }[]; declaration: unknown };
+    t.match(echoed.results, [{ code: 200, message: 'success', tenant: 'T' }]);
+    t.equal(json.stringify(json.parse(read.text)), json.stringify(echoed.declaration), 'GET answers the declaration the deployment echoed');
+    t.match(json.parse(refused.text), {
+      code: 422,
+      message: 'declaration is invalid',
+      errors: ["/T: should have required property 'class'"],
+    });
+  },
+);
 
 t.test('F-declaration-budget-per-job: a check over its time budget fails alone; the checks queued behind it are answered', async (t) => {
   const { createDeclarationChecker } = await import('../interfaces/device-config/declaration/declaration-checker.ts');
   const { spec, schemaAt, info } = await import('../interfaces/device-config/declaration/test-spec.ts');
   const clock = createFakeClock();
   // Every body on the thread; each job's budget is 1 s of the fake clock, counted from when the thread begins it.
-  const checker = createDeclarationChecker({ document: spec, schemas: async () => schemaAt, info, timers: clock, budgetMs: 1000, inlineBytes: 0 });
+  const checker = createDeclarationChecker({
+    document: spec,
+    schemas: async () => schemaAt,
+    info,
+    timers: clock,
+    budgetMs: 1000,
+    inlineBytes: 0,
+  });
   t.teardown(() => checker.close());
   const small = new TextEncoder().encode(inApp('"s":{"class":"Service_HTTP","virtualAddresses":["127.0.0.1"]}'));
   const slow = checker.check(new TextEncoder().encode(ISSUE_BODY), {});
@@ -298,42 +340,74 @@ t.test('F-declaration-budget-per-job: a check over its time budget fails alone; 
 // and of the unspecified addresses; an address bound by mistake to a wildcard would take 127.0.0.1 or ::1.
 
 const BOUND_SPELLINGS = [
-  '127.0.0.1', '127.0.0.1%1', '127.0.0.1/32', '::1', '::1%3', '0:0:0:0:0:0:0:1', '0000:0000:0000:0000:0000:0000:0000:0001',
-  '::ffff:127.0.0.1', '::FFFF:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '0000:0000:0000:0000:0000:ffff:7f00:0001',
-  '0:0:0:0:0:ffff:127.0.0.1', '::ffff:127.0.0.1%1', '::ffff:127.0.0.1/128',
+  '127.0.0.1',
+  '127.0.0.1%1',
+  '127.0.0.1/32',
+  '::1',
+  '::1%3',
+  '0:0:0:0:0:0:0:1',
+  '0000:0000:0000:0000:0000:0000:0000:0001',
+  '::ffff:127.0.0.1',
+  '::FFFF:127.0.0.1',
+  '::ffff:7f00:1',
+  '0:0:0:0:0:ffff:7f00:1',
+  '0000:0000:0000:0000:0000:ffff:7f00:0001',
+  '0:0:0:0:0:ffff:127.0.0.1',
+  '::ffff:127.0.0.1%1',
+  '::ffff:127.0.0.1/128',
 ];
-const UNBOUND_SPELLINGS = ['0.0.0.0', '::', '0:0:0:0:0:0:0:0', '::ffff:0.0.0.0', '::ffff:127.0.0.1/120', '127.0.0.1/8', '::127.0.0.1', '::7f00:1', '::ffff:0:127.0.0.1'];
+const UNBOUND_SPELLINGS = [
+  '0.0.0.0',
+  '::',
+  '0:0:0:0:0:0:0:0',
+  '::ffff:0.0.0.0',
+  '::ffff:127.0.0.1/120',
+  '127.0.0.1/8',
+  '::127.0.0.1',
+  '::7f00:1',
+  '::ffff:0:127.0.0.1',
+];
 const REFUSED_SPELLINGS = ['127.1', '0x7f.1', '127.000.000.001', '[::1]', '::1%eth0'];
 
 /** Whether anything accepts a connection on `port` of 127.0.0.1 or ::1. */
 async function accepts(port: number): Promise<boolean> {
   const tryHost = async (host: string) => {
     const socket = connect(port, host);
-    const outcome = await new Promise<boolean>((resolve) => socket.once('connect', () => resolve(true)).once('error', () => resolve(false)));
+    const outcome = await new Promise<boolean>((resolve) =>
+      socket.once('connect', () => resolve(true)).once('error', () => resolve(false)),
+    );
     socket.destroy();
     return outcome;
   };
   return (await Promise.all(['127.0.0.1', '::1'].map(tryHost))).some(Boolean);
 }
 
-t.test('F-virtual-address-truth: for every spelling of an address, the device binds it exactly when it does not report "kept, not bound"', async (t) => {
-  const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
-  const client = deviceClient(system.url('device'));
-  const spellings = [...BOUND_SPELLINGS, ...UNBOUND_SPELLINGS];
-  const ports = await findFreePorts(spellings.length);
-  const services = Object.fromEntries(spellings.map((address, i) => [`s${i}`, { class: 'Service_HTTP', virtualAddresses: [address], virtualPort: ports[i] }]));
-  const deployed = await sdk.deployDeclaration({ client, body: declaration('T', services) as never });
-  t.equal(deployed.response!.status, 200, 'deployed');
-  const warnings: string[] = (deployed.data as any).results[0].warnings ?? [];
-  for (const [i, address] of spellings.entries()) {
-    const reportedBound = !warnings.some((w) => w.startsWith(`/T/A1/s${i}/virtualAddresses/0:`) && w.endsWith('kept, not bound'));
-    t.equal(reportedBound, await accepts(ports[i]!), `${address}: reported ${reportedBound ? 'bound' : 'not bound'}, and so it is`);
-    t.equal(reportedBound, BOUND_SPELLINGS.includes(address), `${address} is ${reportedBound ? '' : 'not '}loopback`);
-  }
-  for (const address of REFUSED_SPELLINGS) {
-    const [port] = await findFreePorts(1);
-    const refused = await sdk.deployDeclaration({ client, body: declaration('R', { s: { class: 'Service_HTTP', virtualAddresses: [address], virtualPort: port } }) as never });
-    t.equal(refused.response!.status, 422, `${address} is not an address: refused`);
-    t.equal(await accepts(port!), false, `${address}: nothing listens`);
-  }
-});
+t.test(
+  'F-virtual-address-truth: for every spelling of an address, the device binds it exactly when it does not report "kept, not bound"',
+  async (t) => {
+    const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
+    const client = deviceClient(system.url('device'));
+    const spellings = [...BOUND_SPELLINGS, ...UNBOUND_SPELLINGS];
+    const ports = await findFreePorts(spellings.length);
+    const services = Object.fromEntries(
+      spellings.map((address, i) => [`s${i}`, { class: 'Service_HTTP', virtualAddresses: [address], virtualPort: ports[i] }]),
+    );
+    const deployed = await sdk.deployDeclaration({ client, body: declaration('T', services) as never });
+    t.equal(deployed.response!.status, 200, 'deployed');
+    const warnings: string[] = (deployed.data as any).results[0].warnings ?? [];
+    for (const [i, address] of spellings.entries()) {
+      const reportedBound = !warnings.some((w) => w.startsWith(`/T/A1/s${i}/virtualAddresses/0:`) && w.endsWith('kept, not bound'));
+      t.equal(reportedBound, await accepts(ports[i]!), `${address}: reported ${reportedBound ? 'bound' : 'not bound'}, and so it is`);
+      t.equal(reportedBound, BOUND_SPELLINGS.includes(address), `${address} is ${reportedBound ? '' : 'not '}loopback`);
+    }
+    for (const address of REFUSED_SPELLINGS) {
+      const [port] = await findFreePorts(1);
+      const refused = await sdk.deployDeclaration({
+        client,
+        body: declaration('R', { s: { class: 'Service_HTTP', virtualAddresses: [address], virtualPort: port } }) as never,
+      });
+      t.equal(refused.response!.status, 422, `${address} is not an address: refused`);
+      t.equal(await accepts(port!), false, `${address}: nothing listens`);
+    }
+  },
+);

@@ -50,7 +50,11 @@ t.test('P-body-without-content-type: a body without Content-Type gets 415 in the
 });
 
 t.test('P-body-undeclared-media-type: a body of an undeclared media type gets 415', async (t) => {
-  const response = await send(`${system.url('mapping')}/api/charts`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'name=x' });
+  const response = await send(`${system.url('mapping')}/api/charts`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: 'name=x',
+  });
   t.equal(response.statusCode, 415);
   t.match(await response.body.json(), { status: 'error', message: /not accepted here; send one of: application\/json/ });
 });
@@ -58,17 +62,32 @@ t.test('P-body-undeclared-media-type: a body of an undeclared media type gets 41
 t.test('P-credentials-before-parsing: credentials are checked before the request is parsed or validated', async (t) => {
   // Before: an unauthenticated POST with an invalid body got 400 naming the missing field; an
   // unimplemented device operation answered 501 to anyone.
-  const invalid = await send(`${system.url('device')}/mgmt/tm/access/oauth/oauth-client-app`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const invalid = await send(`${system.url('device')}/mgmt/tm/access/oauth/oauth-client-app`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   t.equal(invalid.statusCode, 401);
-  t.same(await invalid.body.json(), { code: 401, message: 'Authorization failed: no user authentication header or token detected.', errorStack: [], apiError: 1 });
+  t.same(await invalid.body.json(), {
+    code: 401,
+    message: 'Authorization failed: no user authentication header or token detected.',
+    errorStack: [],
+    apiError: 1,
+  });
   t.equal(invalid.headers['www-authenticate'], 'Basic realm="Enterprise Manager"');
-  const malformed = await send(`${system.url('device')}/mgmt/tm/traffic/rule`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic('admin', 'wrong') }, body: '{"name":' });
+  const malformed = await send(`${system.url('device')}/mgmt/tm/traffic/rule`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: basic('admin', 'wrong') },
+    body: '{"name":',
+  });
   t.equal(malformed.statusCode, 401, 'wrong password: 401 before the JSON is parsed');
   await malformed.body.dump();
   const unimplemented = await send(`${system.url('device')}/mgmt/tm/traffic/rule`);
   t.equal(unimplemented.statusCode, 401, 'a read still needs credentials');
   await unimplemented.body.dump();
-  const authorized = await send(`${system.url('device')}/mgmt/tm/traffic/rule`, { headers: { authorization: basic(ADMIN.adminUser, ADMIN.adminPassword) } });
+  const authorized = await send(`${system.url('device')}/mgmt/tm/traffic/rule`, {
+    headers: { authorization: basic(ADMIN.adminUser, ADMIN.adminPassword) },
+  });
   t.equal(authorized.statusCode, 200, 'with credentials: answered');
   await authorized.body.dump();
 });
@@ -77,10 +96,12 @@ t.test('P-large-unauthenticated-bodies: large unauthenticated bodies are refused
   // Before: six parallel 1 MB posts to /access/sessions, unauthenticated, stalled every role for ~4 s.
   const big = JSON.stringify({ variables: { a: 'x'.repeat(1_000_000) } });
   const posts = Array.from({ length: 6 }, () =>
-    send(`${system.url('gateway')}/access/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }).then(async (r) => {
-      await r.body.dump();
-      return r.statusCode;
-    }),
+    send(`${system.url('gateway')}/access/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }).then(
+      async (r) => {
+        await r.body.dump();
+        return r.statusCode;
+      },
+    ),
   );
   const health = await send(`${system.url('mapping')}/health`);
   t.equal(health.statusCode, 200, 'another role answers meanwhile');
@@ -128,36 +149,66 @@ function rawAnswer(port: number, text: string): Promise<{ status: number; body: 
   });
 }
 
-t.test('P-url-judged-before-head: a request target over the limit is 414 whatever its length, judged before the headers; headers over theirs 431', async (t) => {
-  // Before: node:http's one limit covered the request line and the headers together, so any target longer
-  // than the header limit (8 KB here, 16 KB by default) got 431 from the parser, never 414.
-  const shapes = { mapping: /^\{"status":"error","message":"The request target is longer than 2048 characters\."\}$/, device: /^\{"code":414,"message":"The request target is longer than 2048 characters\."/, gateway: /^\{"error":"uri too long","error-message":"The request target is longer than 2048 characters\."\}$/ } as const;
-  for (const role of ['mapping', 'device', 'gateway'] as const) {
-    for (const length of [9_000, 16_000, 50_000, 100_000]) {
-      const answer = await rawAnswer(Number(port(role)), `GET /api/vessels?q=${'u'.repeat(length)} HTTP/1.1\r\nHost: x\r\n\r\n`);
-      t.equal(answer.status, 414, `${role}, a ${length}-character target: 414`);
-      t.match(answer.body, shapes[role], `${role}: in the role's own shape`);
-      t.notMatch(answer.text, /uuuu/, 'the target is never repeated');
+t.test(
+  'P-url-judged-before-head: a request target over the limit is 414 whatever its length, judged before the headers; headers over theirs 431',
+  async (t) => {
+    // Before: node:http's one limit covered the request line and the headers together, so any target longer
+    // than the header limit (8 KB here, 16 KB by default) got 431 from the parser, never 414.
+    const shapes = {
+      mapping: /^\{"status":"error","message":"The request target is longer than 2048 characters\."\}$/,
+      device: /^\{"code":414,"message":"The request target is longer than 2048 characters\."/,
+      gateway: /^\{"error":"uri too long","error-message":"The request target is longer than 2048 characters\."\}$/,
+    } as const;
+    for (const role of ['mapping', 'device', 'gateway'] as const) {
+      for (const length of [9_000, 16_000, 50_000, 100_000]) {
+        const answer = await rawAnswer(Number(port(role)), `GET /api/vessels?q=${'u'.repeat(length)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        t.equal(answer.status, 414, `${role}, a ${length}-character target: 414`);
+        t.match(answer.body, shapes[role], `${role}: in the role's own shape`);
+        t.notMatch(answer.text, /uuuu/, 'the target is never repeated');
+      }
     }
-  }
-  const mapping = Number(port('mapping'));
-  const cases: Array<[string, string, number]> = [
-    ['a long target and long headers: the target is judged first', `GET /api/vessels?q=${'u'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 414],
-    ['a short target, one header value just over the limit', `GET /api/vessels HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(8_200)}\r\n\r\n`, 431],
-    ['a short target, a header value far over the limit', `GET /api/vessels HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(100_000)}\r\n\r\n`, 431],
-    ['a header name over the limit', `GET /api/vessels HTTP/1.1\r\nHost: x\r\n${'N'.repeat(9_000)}: v\r\n\r\n`, 431],
-    ['a target just under its limit and headers just over theirs', `GET /api/vessels?q=${'u'.repeat(2_000)} HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(8_200)}\r\n\r\n`, 431],
-    ['more header fields than are read (2001 empty ones, under the byte limit)', `GET /api/vessels HTTP/1.1\r\nHost: x\r\n${'a:\r\n'.repeat(2_001)}\r\n`, 431],
-    ['a method of 20 000 characters', `${'G'.repeat(20_000)} /api/vessels HTTP/1.1\r\nHost: x\r\n\r\n`, 400],
-  ];
-  for (const [what, text, status] of cases) {
-    const answer = await rawAnswer(mapping, text);
-    t.equal(answer.status, status, `${what}: ${status}`);
-    t.match(answer.body, /^\{"status":"error","message":"[^"]{1,120}"\}$/, `${what}: a short answer in the mapping shape`);
-  }
-  const fits = await rawAnswer(mapping, `GET /no-such/${'u'.repeat(2_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${'b'.repeat(7_000)}\r\n\r\n`);
-  t.equal(fits.status, 404, 'a target and headers each within their limit (together over the old one) reach the router');
-});
+    const mapping = Number(port('mapping'));
+    const cases: Array<[string, string, number]> = [
+      [
+        'a long target and long headers: the target is judged first',
+        `GET /api/vessels?q=${'u'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+        414,
+      ],
+      [
+        'a short target, one header value just over the limit',
+        `GET /api/vessels HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(8_200)}\r\n\r\n`,
+        431,
+      ],
+      [
+        'a short target, a header value far over the limit',
+        `GET /api/vessels HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(100_000)}\r\n\r\n`,
+        431,
+      ],
+      ['a header name over the limit', `GET /api/vessels HTTP/1.1\r\nHost: x\r\n${'N'.repeat(9_000)}: v\r\n\r\n`, 431],
+      [
+        'a target just under its limit and headers just over theirs',
+        `GET /api/vessels?q=${'u'.repeat(2_000)} HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(8_200)}\r\n\r\n`,
+        431,
+      ],
+      [
+        'more header fields than are read (2001 empty ones, under the byte limit)',
+        `GET /api/vessels HTTP/1.1\r\nHost: x\r\n${'a:\r\n'.repeat(2_001)}\r\n`,
+        431,
+      ],
+      ['a method of 20 000 characters', `${'G'.repeat(20_000)} /api/vessels HTTP/1.1\r\nHost: x\r\n\r\n`, 400],
+    ];
+    for (const [what, text, status] of cases) {
+      const answer = await rawAnswer(mapping, text);
+      t.equal(answer.status, status, `${what}: ${status}`);
+      t.match(answer.body, /^\{"status":"error","message":"[^"]{1,120}"\}$/, `${what}: a short answer in the mapping shape`);
+    }
+    const fits = await rawAnswer(
+      mapping,
+      `GET /no-such/${'u'.repeat(2_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${'b'.repeat(7_000)}\r\n\r\n`,
+    );
+    t.equal(fits.status, 404, 'a target and headers each within their limit (together over the old one) reach the router');
+  },
+);
 
 t.test('P-malformed-http: malformed HTTP gets 400 in the interface shape', async (t) => {
   const answer = await raw(Number(port('device')), 'BREW /pot HTCPCP/1.0\r\n\r\n');
@@ -216,12 +267,19 @@ t.test('P-unknown-path-not-echoed: an unknown path is not repeated in the 404', 
 /** One GET with `Connection: close`, resolved once the answer has ended and its connection is closed. */
 function getOnce(port: number, path: string, headers: string[] = []): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers: ['Host', `127.0.0.1:${port}`, 'Connection', 'close', ...headers], agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => (res.socket.destroyed ? resolve({ status: res.statusCode ?? 0, body }) : res.socket.once('close', () => resolve({ status: res.statusCode ?? 0, body }))));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, headers: ['Host', `127.0.0.1:${port}`, 'Connection', 'close', ...headers], agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          res.socket.destroyed
+            ? resolve({ status: res.statusCode ?? 0, body })
+            : res.socket.once('close', () => resolve({ status: res.statusCode ?? 0, body })),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -284,22 +342,32 @@ const loopService = (key: string, port: number, member: number): VirtualServiceS
   pool: { key: `${key}_pool`, members: [{ host: '127.0.0.1', port: member }], monitor: null },
 });
 
-t.test("P-pool-member-loop: a virtual server whose pool member is its own listener answers 502 at once, each request going round once", async (t) => {
-  // Before: every request went round and round (a new upstream connection each time) until the upstream timeout,
-  // 30 s; 50 parallel requests took the process from 34 to 212 descriptors meanwhile. Here the upstream timeout
-  // is on a fake clock that never moves: what ends each request is the loop being seen, never a timer.
-  const [port] = await findFreePorts(1);
-  t.same(await startPlane(t).apply([loopService('/T/A/self', port!, port!)]), { ok: true });
-  const arrivals = countArrivals(t);
-  for (const round of [1, 2]) {
-    arrivals.reset();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => getOnce(port!, '/api/vessels')));
-    t.same(new Set(answers.map((a) => a.status)), new Set([502]), `round ${round}: all 50 answered 502`);
-    t.match(JSON.parse(answers[0]!.body), { code: 502, message: LOOP_MESSAGE }, "in the virtual server's shape");
-    t.equal(arrivals.requests(port!, '/api/vessels'), 100, `round ${round}: each request reached the listener twice (the client's, then the loop's), no more`);
-    t.ok(arrivals.connections(port!) - 50 <= 50, `round ${round}: at most one upstream connection per request (${arrivals.connections(port!) - 50})`);
-  }
-});
+t.test(
+  'P-pool-member-loop: a virtual server whose pool member is its own listener answers 502 at once, each request going round once',
+  async (t) => {
+    // Before: every request went round and round (a new upstream connection each time) until the upstream timeout,
+    // 30 s; 50 parallel requests took the process from 34 to 212 descriptors meanwhile. Here the upstream timeout
+    // is on a fake clock that never moves: what ends each request is the loop being seen, never a timer.
+    const [port] = await findFreePorts(1);
+    t.same(await startPlane(t).apply([loopService('/T/A/self', port!, port!)]), { ok: true });
+    const arrivals = countArrivals(t);
+    for (const round of [1, 2]) {
+      arrivals.reset();
+      const answers = await Promise.all(Array.from({ length: 50 }, () => getOnce(port!, '/api/vessels')));
+      t.same(new Set(answers.map((a) => a.status)), new Set([502]), `round ${round}: all 50 answered 502`);
+      t.match(JSON.parse(answers[0]!.body), { code: 502, message: LOOP_MESSAGE }, "in the virtual server's shape");
+      t.equal(
+        arrivals.requests(port!, '/api/vessels'),
+        100,
+        `round ${round}: each request reached the listener twice (the client's, then the loop's), no more`,
+      );
+      t.ok(
+        arrivals.connections(port!) - 50 <= 50,
+        `round ${round}: at most one upstream connection per request (${arrivals.connections(port!) - 50})`,
+      );
+    }
+  },
+);
 
 t.test('P-loop-through-two-hops: a loop through other proxies is seen where it began; a forged Via is not ours', async (t) => {
   const [gatewayPort, a, b, c, d] = await findFreePorts(5);
@@ -321,7 +389,14 @@ t.test('P-loop-through-two-hops: a loop through other proxies is seen where it b
   // A gateway whose pool member is a virtual server (C) that points back at the gateway. C first points at the
   // system's mapping role, so the gateway's monitor finds it up; once C points at the gateway, its probes go
   // gateway -> C -> the gateway's own /health and C stays up.
-  const { system } = await startTestSystem(t, { config: { ports: { gateway: gatewayPort } as never, poolMembers: [{ host: '127.0.0.1', port: c! }], upstreamTimeoutMs: 3_600_000, monitorIntervalMs: 50 } });
+  const { system } = await startTestSystem(t, {
+    config: {
+      ports: { gateway: gatewayPort } as never,
+      poolMembers: [{ host: '127.0.0.1', port: c! }],
+      upstreamTimeoutMs: 3_600_000,
+      monitorIntervalMs: 50,
+    },
+  });
   t.same(await two.apply([loopService('/T/A/c', c!, Number(new URL(system.url('mapping')).port))]), { ok: true });
   t.ok(await poolMemberUp(gatewayPort!), 'C is up');
   t.equal((await getOnce(gatewayPort!, '/api/vessels')).status, 200, 'gateway -> C -> mapping: served');
@@ -334,8 +409,16 @@ t.test('P-loop-through-two-hops: a loop through other proxies is seen where it b
 
   // A client's Via naming another instance, or a few hops, is passed on; past the hop bound it is not.
   t.same(await two.apply([loopService('/T/A/c', c!, Number(new URL(system.url('mapping')).port))]), { ok: true });
-  t.equal((await getOnce(gatewayPort!, '/api/vessels', ['Via', '1.1 portolan-0123456789ab'])).status, 200, 'a forged Via of another instance is passed on');
-  t.equal((await getOnce(gatewayPort!, '/api/vessels', ['Via', '1.0 fred, 1.1 p.example.net', 'Via', '1.1 portolan-deadbeef0000'])).status, 200, 'a few hops are passed on');
+  t.equal(
+    (await getOnce(gatewayPort!, '/api/vessels', ['Via', '1.1 portolan-0123456789ab'])).status,
+    200,
+    'a forged Via of another instance is passed on',
+  );
+  t.equal(
+    (await getOnce(gatewayPort!, '/api/vessels', ['Via', '1.0 fred, 1.1 p.example.net', 'Via', '1.1 portolan-deadbeef0000'])).status,
+    200,
+    'a few hops are passed on',
+  );
   const far = await getOnce(gatewayPort!, '/api/vessels', ['Via', Array.from({ length: 20 }, (_, i) => `1.1 proxy-${i}`).join(', ')]);
   t.equal(far.status, 502, 'a request that passed 20 proxies already is not passed on');
   t.match(JSON.parse(far.body), { error: 'bad gateway', 'error-message': /passed through more than 16 proxies/ });

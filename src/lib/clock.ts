@@ -87,7 +87,10 @@ export type FakeClock = ReturnType<typeof createFakeClock>;
  */
 export async function hasSettled(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  promise.then(() => (settled = true), () => (settled = true));
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   await nextTurn();
   return settled;
 }

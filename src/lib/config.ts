@@ -43,7 +43,13 @@ export type SettingValue<S> = S extends { decode: (value: unknown) => infer D }
  * from the declarations, never written twice. (`ports.<role>` keys are nested: see CoreConfig.)
  */
 export type SettingsValues<T extends readonly unknown[]> = {
-  readonly [S in T[number] as S extends { key: infer K extends string } ? (string extends K ? never : K extends `ports.${string}` ? never : K) : never]: SettingValue<S>;
+  readonly [S in T[number] as S extends { key: infer K extends string }
+    ? string extends K
+      ? never
+      : K extends `ports.${string}`
+        ? never
+        : K
+    : never]: SettingValue<S>;
 };
 
 export const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
@@ -51,7 +57,13 @@ export const milliseconds = (max: number) => ({ type: 'integer', minimum: 0, max
 
 /** The settings every process has (listeners, store, limits, accounts, roles); interfaces and traffic declare theirs beside them. */
 export const CORE_SETTINGS = [
-  { key: 'host', env: 'PORTOLAN_HOST', schema: { type: 'string', minLength: 1 }, default: '127.0.0.1', description: 'Address every role listens on.' },
+  {
+    key: 'host',
+    env: 'PORTOLAN_HOST',
+    schema: { type: 'string', minLength: 1 },
+    default: '127.0.0.1',
+    description: 'Address every role listens on.',
+  },
   ...ROLE_NAMES.map((role) => ({
     key: `ports.${role}`,
     env: `PORTOLAN_${role.toUpperCase()}_PORT`,
@@ -66,25 +78,144 @@ export const CORE_SETTINGS = [
     default: 'sqlite:./data/portolan.db',
     description: 'Storage: sqlite:<file> (embedded) or postgres://user@host:port/db.',
   },
-  { key: 'bodyLimitBytes', env: 'PORTOLAN_BODY_LIMIT', schema: { type: 'integer', minimum: 1, maximum: 1024 ** 3 }, default: 1048576, description: 'Largest request body in bytes; larger bodies get 413.' },
-  { key: 'maxUrlLength', env: 'PORTOLAN_MAX_URL_LENGTH', schema: { type: 'integer', minimum: 64, maximum: 65_536 }, default: 8192, description: 'Longest request target (path and query) in characters; longer ones get 414.' },
-  { key: 'maxHeaderBytes', env: 'PORTOLAN_MAX_HEADER_BYTES', schema: { type: 'integer', minimum: 1024, maximum: 1024 ** 2 }, default: 16_384, description: 'Largest header section of a request in bytes (field names and values; the request line is judged alone by PORTOLAN_MAX_URL_LENGTH, first); larger ones get 431.' },
-  { key: 'headersTimeoutMs', env: 'PORTOLAN_HEADERS_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 10_000, description: 'Time a client has to send the whole request head, in ms; then 408.' },
-  { key: 'requestTimeoutMs', env: 'PORTOLAN_REQUEST_TIMEOUT_MS', schema: milliseconds(86_400_000), default: 300_000, description: 'Time a client has to send a whole request, body included, in ms (0: no limit; raise it for large uploads on slow links); then 408.' },
-  { key: 'bodyTimeoutMs', env: 'PORTOLAN_BODY_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 3_600_000 }, default: 30_000, description: 'Time a request body the server reads whole (not a streamed upload) has to arrive once reading began, in ms; then 408.' },
-  { key: 'keepAliveTimeoutMs', env: 'PORTOLAN_KEEP_ALIVE_TIMEOUT_MS', schema: { type: 'integer', minimum: 0, maximum: 3_600_000 }, default: 5000, description: 'How long an idle keep-alive connection stays open, in ms.' },
-  { key: 'maxRequestsPerSocket', env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION', schema: { type: 'integer', minimum: 0, maximum: 1_000_000 }, default: 10_000, description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).' },
-  { key: 'maxConnections', env: 'PORTOLAN_MAX_CONNECTIONS', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: 4096, description: 'Open connections per role; further ones are refused until some close.' },
-  { key: 'logLevel', env: 'PORTOLAN_LOG_LEVEL', schema: { enum: [...LOG_LEVELS] }, default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}.` },
-  { key: 'referencePages', env: 'PORTOLAN_REFERENCE_PAGES', schema: { type: 'boolean' }, default: true, description: 'Serve /docs (the API reference page) and /openapi/* (the specs) on every role; false passes those paths on like any other (on the gateway: to the pool).' },
-  { key: 'logFormat', env: 'PORTOLAN_LOG_FORMAT', schema: { enum: ['auto', 'json', 'pretty'] }, default: 'auto', description: 'Log lines: json, pretty (human-readable), or auto (pretty on a terminal, JSON otherwise).' },
-  { key: 'validateResponses', env: 'PORTOLAN_VALIDATE_RESPONSES', schema: { type: 'boolean' }, default: false, description: 'Check every response against the spec.' },
-  { key: 'adminUser', env: 'PORTOLAN_ADMIN_USER', schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$' }, default: 'admin', description: 'Administrative user of the device, central and diagnostics roles.' },
-  { key: 'adminPassword', env: 'PORTOLAN_ADMIN_PASSWORD', schema: { type: 'string', maxLength: 1024 }, default: '', description: 'Administrative password (stored hashed); empty: generated at first start and printed once.', secret: true },
-  { key: 'loginBackoffFailures', env: 'PORTOLAN_LOGIN_BACKOFF_FAILURES', schema: { type: 'integer', minimum: 0, maximum: 1000 }, default: 5, description: 'Failed logins in a row per user name (known or not) before further attempts for it get 401 unchecked for 1 s, doubling to 60 s; a success resets (0: off).' },
-  { key: 'healthCheckTimeoutMs', env: 'PORTOLAN_HEALTH_CHECK_TIMEOUT_MS', schema: milliseconds(15_000), default: 2000, description: 'Time limit of each /health dependency check, in ms (below the monitor timeout of 16 s).' },
-  { key: 'shutdownDrainMs', env: 'PORTOLAN_SHUTDOWN_DRAIN_MS', schema: milliseconds(120_000), default: 1000, description: 'On SIGTERM, /health answers 503 this long before listeners close, in ms.' },
-  { key: 'shutdownTimeoutMs', env: 'PORTOLAN_SHUTDOWN_TIMEOUT_MS', schema: milliseconds(300_000), default: 10_000, description: 'Time in-flight requests get to finish on shutdown, in ms.' },
+  {
+    key: 'bodyLimitBytes',
+    env: 'PORTOLAN_BODY_LIMIT',
+    schema: { type: 'integer', minimum: 1, maximum: 1024 ** 3 },
+    default: 1048576,
+    description: 'Largest request body in bytes; larger bodies get 413.',
+  },
+  {
+    key: 'maxUrlLength',
+    env: 'PORTOLAN_MAX_URL_LENGTH',
+    schema: { type: 'integer', minimum: 64, maximum: 65_536 },
+    default: 8192,
+    description: 'Longest request target (path and query) in characters; longer ones get 414.',
+  },
+  {
+    key: 'maxHeaderBytes',
+    env: 'PORTOLAN_MAX_HEADER_BYTES',
+    schema: { type: 'integer', minimum: 1024, maximum: 1024 ** 2 },
+    default: 16_384,
+    description:
+      'Largest header section of a request in bytes (field names and values; the request line is judged alone by PORTOLAN_MAX_URL_LENGTH, first); larger ones get 431.',
+  },
+  {
+    key: 'headersTimeoutMs',
+    env: 'PORTOLAN_HEADERS_TIMEOUT_MS',
+    schema: { type: 'integer', minimum: 100, maximum: 3_600_000 },
+    default: 10_000,
+    description: 'Time a client has to send the whole request head, in ms; then 408.',
+  },
+  {
+    key: 'requestTimeoutMs',
+    env: 'PORTOLAN_REQUEST_TIMEOUT_MS',
+    schema: milliseconds(86_400_000),
+    default: 300_000,
+    description:
+      'Time a client has to send a whole request, body included, in ms (0: no limit; raise it for large uploads on slow links); then 408.',
+  },
+  {
+    key: 'bodyTimeoutMs',
+    env: 'PORTOLAN_BODY_TIMEOUT_MS',
+    schema: { type: 'integer', minimum: 100, maximum: 3_600_000 },
+    default: 30_000,
+    description: 'Time a request body the server reads whole (not a streamed upload) has to arrive once reading began, in ms; then 408.',
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    env: 'PORTOLAN_KEEP_ALIVE_TIMEOUT_MS',
+    schema: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+    default: 5000,
+    description: 'How long an idle keep-alive connection stays open, in ms.',
+  },
+  {
+    key: 'maxRequestsPerSocket',
+    env: 'PORTOLAN_MAX_REQUESTS_PER_CONNECTION',
+    schema: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    default: 10_000,
+    description: 'Requests one keep-alive connection may carry before it is closed (0: no limit).',
+  },
+  {
+    key: 'maxConnections',
+    env: 'PORTOLAN_MAX_CONNECTIONS',
+    schema: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    default: 4096,
+    description: 'Open connections per role; further ones are refused until some close.',
+  },
+  {
+    key: 'logLevel',
+    env: 'PORTOLAN_LOG_LEVEL',
+    schema: { enum: [...LOG_LEVELS] },
+    default: 'info',
+    description: `Log level: ${LOG_LEVELS.join(', ')}.`,
+  },
+  {
+    key: 'referencePages',
+    env: 'PORTOLAN_REFERENCE_PAGES',
+    schema: { type: 'boolean' },
+    default: true,
+    description:
+      'Serve /docs (the API reference page) and /openapi/* (the specs) on every role; false passes those paths on like any other (on the gateway: to the pool).',
+  },
+  {
+    key: 'logFormat',
+    env: 'PORTOLAN_LOG_FORMAT',
+    schema: { enum: ['auto', 'json', 'pretty'] },
+    default: 'auto',
+    description: 'Log lines: json, pretty (human-readable), or auto (pretty on a terminal, JSON otherwise).',
+  },
+  {
+    key: 'validateResponses',
+    env: 'PORTOLAN_VALIDATE_RESPONSES',
+    schema: { type: 'boolean' },
+    default: false,
+    description: 'Check every response against the spec.',
+  },
+  {
+    key: 'adminUser',
+    env: 'PORTOLAN_ADMIN_USER',
+    schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$' },
+    default: 'admin',
+    description: 'Administrative user of the device, central and diagnostics roles.',
+  },
+  {
+    key: 'adminPassword',
+    env: 'PORTOLAN_ADMIN_PASSWORD',
+    schema: { type: 'string', maxLength: 1024 },
+    default: '',
+    description: 'Administrative password (stored hashed); empty: generated at first start and printed once.',
+    secret: true,
+  },
+  {
+    key: 'loginBackoffFailures',
+    env: 'PORTOLAN_LOGIN_BACKOFF_FAILURES',
+    schema: { type: 'integer', minimum: 0, maximum: 1000 },
+    default: 5,
+    description:
+      'Failed logins in a row per user name (known or not) before further attempts for it get 401 unchecked for 1 s, doubling to 60 s; a success resets (0: off).',
+  },
+  {
+    key: 'healthCheckTimeoutMs',
+    env: 'PORTOLAN_HEALTH_CHECK_TIMEOUT_MS',
+    schema: milliseconds(15_000),
+    default: 2000,
+    description: 'Time limit of each /health dependency check, in ms (below the monitor timeout of 16 s).',
+  },
+  {
+    key: 'shutdownDrainMs',
+    env: 'PORTOLAN_SHUTDOWN_DRAIN_MS',
+    schema: milliseconds(120_000),
+    default: 1000,
+    description: 'On SIGTERM, /health answers 503 this long before listeners close, in ms.',
+  },
+  {
+    key: 'shutdownTimeoutMs',
+    env: 'PORTOLAN_SHUTDOWN_TIMEOUT_MS',
+    schema: milliseconds(300_000),
+    default: 10_000,
+    description: 'Time in-flight requests get to finish on shutdown, in ms.',
+  },
   {
     key: 'roles',
     env: 'PORTOLAN_ROLES',
@@ -144,7 +275,9 @@ function readConfigFile(path: string): Record<string, unknown> {
 }
 
 const getPath = (object: Record<string, unknown>, key: string): unknown =>
-  key.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), object);
+  key
+    .split('.')
+    .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), object);
 
 /** Secrets never travel in config errors; any setting value is shown only when short. */
 const show = (value: unknown) => {
@@ -157,7 +290,11 @@ const show = (value: unknown) => {
  * variables, then `overrides` (tests, embedding), every source through the same schemas. Every wrong
  * setting is reported, each in one line.
  */
-export function decodeSettings<C>(settings: readonly Setting[], env: Record<string, string | undefined> = process.env, overrides: Partial<C> = {}): C {
+export function decodeSettings<C>(
+  settings: readonly Setting[],
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<C> = {},
+): C {
   const file = env[CONFIG_FILE_ENV] ? readConfigFile(env[CONFIG_FILE_ENV]) : {};
   const problems: string[] = [];
   const values = new Map<string, unknown>();
@@ -174,18 +311,36 @@ export function decodeSettings<C>(settings: readonly Setting[], env: Record<stri
     const fromOverride = override === undefined ? undefined : setting.encode ? setting.encode(override) : override;
     const fromEnv = env[setting.env];
     const fromFile = getPath(file, setting.key);
-    const source = fromOverride !== undefined ? `override ${setting.key}` : fromEnv !== undefined ? setting.env : fromFile !== undefined ? `${setting.key} in the ${CONFIG_FILE_ENV} file` : undefined;
+    const source =
+      fromOverride !== undefined
+        ? `override ${setting.key}`
+        : fromEnv !== undefined
+          ? setting.env
+          : fromFile !== undefined
+            ? `${setting.key} in the ${CONFIG_FILE_ENV} file`
+            : undefined;
     const holder = { value: fromOverride ?? fromEnv ?? fromFile ?? (setting.derive ? setting.derive(values) : setting.default) };
     const validate = source === undefined ? undefined : validatorOf(setting);
     const valid = validate ? validate(holder) : true;
     if (!valid) {
-      const reason = validate?.errors?.map((e) => (e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.keyword === 'pattern' && setting.patternHint ? setting.patternHint : e.message)).join(', ');
+      const reason = validate?.errors
+        ?.map((e) =>
+          e.keyword === 'enum'
+            ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+            : e.keyword === 'pattern' && setting.patternHint
+              ? setting.patternHint
+              : e.message,
+        )
+        .join(', ');
       problems.push(`${source ?? setting.key} ${reason}${setting.secret ? '' : `, got '${show(fromOverride ?? fromEnv ?? fromFile)}'`}`);
     }
     values.set(setting.key, setting.decode && valid ? setting.decode(holder.value) : holder.value);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  const ports = Object.freeze(Object.fromEntries(ROLE_NAMES.map((role) => [role, values.get(`ports.${role}`)]))) as Record<RoleName, number>;
+  const ports = Object.freeze(Object.fromEntries(ROLE_NAMES.map((role) => [role, values.get(`ports.${role}`)]))) as Record<
+    RoleName,
+    number
+  >;
   const config = Object.fromEntries([...values].filter(([key]) => !key.startsWith('ports.')));
   return Object.freeze({ ...config, ports }) as C;
 }

@@ -6,10 +6,27 @@ export type Logger = PinoLogger;
 
 /** Every place a credential, token or secret can sit in a log record; pino replaces them. */
 export const REDACTED_PATHS = [
-  'password', '*.password', 'passwd', '*.passwd', 'secret', '*.secret', 'client_secret', '*.client_secret',
-  'clientSecret', '*.clientSecret', 'token', '*.token', 'id_token', '*.id_token',
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-vendor-auth-token"]',
-  'res.headers["set-cookie"]', 'headers.authorization', 'headers.cookie', 'headers["x-vendor-auth-token"]',
+  'password',
+  '*.password',
+  'passwd',
+  '*.passwd',
+  'secret',
+  '*.secret',
+  'client_secret',
+  '*.client_secret',
+  'clientSecret',
+  '*.clientSecret',
+  'token',
+  '*.token',
+  'id_token',
+  '*.id_token',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-vendor-auth-token"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-vendor-auth-token"]',
 ];
 
 export type LogFormat = 'auto' | 'json' | 'pretty';

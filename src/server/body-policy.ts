@@ -33,7 +33,12 @@ export function operationBodyPolicy(operation: OperationObject): BodyPolicy {
   const declaredLimit = operation['x-portolan-max-body-bytes'];
   const declaredMode = operation['x-portolan-body-mode'];
   const parsedByHandler = operation['x-portolan-body-parsing'] === 'handler';
-  const mode = mediaTypes.length === 0 ? 'none' : declaredMode === 'stream' || mediaTypes.every((m) => m === 'multipart/form-data') ? 'stream' : 'buffer';
+  const mode =
+    mediaTypes.length === 0
+      ? 'none'
+      : declaredMode === 'stream' || mediaTypes.every((m) => m === 'multipart/form-data')
+        ? 'stream'
+        : 'buffer';
   return {
     mediaTypes,
     required: requestBody?.required === true,
@@ -62,14 +67,19 @@ export function hasBody(headers: Record<string, string | string[] | undefined>):
  * Checks a request's body against the policy before anything is read: 415 for a media type the
  * operation does not declare (or none given), 413 for a declared length over the limit.
  */
-export function admitBody(policy: BodyPolicy, headers: Record<string, string | string[] | undefined>, limit: number): PortolanError | undefined {
+export function admitBody(
+  policy: BodyPolicy,
+  headers: Record<string, string | string[] | undefined>,
+  limit: number,
+): PortolanError | undefined {
   if (policy.mode === 'none' || !hasBody(headers)) return undefined;
   const mediaType = mediaTypeOf(headers['content-type']);
   if (!policy.mediaTypes.some((declared) => matches(declared, mediaType))) {
     const accepted = policy.mediaTypes.join(', ');
-    const message = mediaType === ''
-      ? `The request body has no Content-Type; send one of: ${accepted}.`
-      : `The request body media type is not accepted here; send one of: ${accepted}.`;
+    const message =
+      mediaType === ''
+        ? `The request body has no Content-Type; send one of: ${accepted}.`
+        : `The request body media type is not accepted here; send one of: ${accepted}.`;
     return portolanError('unsupportedMediaType', message);
   }
   const declared = Number(headers['content-length'] ?? 0);

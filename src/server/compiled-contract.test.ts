@@ -4,7 +4,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INTERFACES, loadSpec, specPath } from '../lib/spec-catalog.ts';
-import { contractPath, readCompiledContract, serializeContract, specHash, StaleContractError, type CompiledContract } from './compiled-contract.ts';
+import {
+  contractPath,
+  readCompiledContract,
+  serializeContract,
+  specHash,
+  StaleContractError,
+  type CompiledContract,
+} from './compiled-contract.ts';
 
 /** A generated/ directory of our own holding one contract for `name`. */
 function generatedDirWith(t: { teardown(fn: () => void): void }, name: string, contract: CompiledContract | undefined): string {
@@ -37,21 +44,37 @@ t.test('each compiled contract holds its spec as written and fully dereferenced,
     const contract = readCompiledContract(name);
     t.same(contract.document, loadSpec(name), `${name}: the document as written`);
     t.notOk(JSON.stringify(contract.dereferenced).includes('"$ref"'), `${name}: no $ref left`);
-    t.equal(sharedObjects(contract.dereferenced), 0, `${name}: no shared sub-objects (openapi-backend's decycle would turn them into $refs)`);
+    t.equal(
+      sharedObjects(contract.dereferenced),
+      0,
+      `${name}: no shared sub-objects (openapi-backend's decycle would turn them into $refs)`,
+    );
     t.match(contract['//'], /Never edit this file.*npm run generate/, `${name}: says it is generated`);
   }
 });
 
 t.test('a spec edited since its contract was compiled is refused, saying to run npm run generate', async (t) => {
   const contract = readCompiledContract('health');
-  const dir = generatedDirWith(t, 'health', { ...contract, sourceSha256: specHash(`${readFileSync(specPath('health'), 'utf8')}\n# edited`) });
-  t.throws(() => readCompiledContract('health', dir), new StaleContractError('specs/health.yaml changed since generated/health/contract.gen.json was compiled: run `npm run generate`.'));
+  const dir = generatedDirWith(t, 'health', {
+    ...contract,
+    sourceSha256: specHash(`${readFileSync(specPath('health'), 'utf8')}\n# edited`),
+  });
+  t.throws(
+    () => readCompiledContract('health', dir),
+    new StaleContractError('specs/health.yaml changed since generated/health/contract.gen.json was compiled: run `npm run generate`.'),
+  );
 });
 
 t.test('a missing contract, or one from another generator version, is refused the same way', async (t) => {
-  t.throws(() => readCompiledContract('health', generatedDirWith(t, 'health', undefined)), { name: 'StaleContractError', message: /missing: run `npm run generate`/ });
+  t.throws(() => readCompiledContract('health', generatedDirWith(t, 'health', undefined)), {
+    name: 'StaleContractError',
+    message: /missing: run `npm run generate`/,
+  });
   const older = { ...readCompiledContract('health'), format: 0 };
-  t.throws(() => readCompiledContract('health', generatedDirWith(t, 'health', older)), { name: 'StaleContractError', message: /run `npm run generate`/ });
+  t.throws(() => readCompiledContract('health', generatedDirWith(t, 'health', older)), {
+    name: 'StaleContractError',
+    message: /run `npm run generate`/,
+  });
 });
 
 t.test('the spec hash ignores Windows line endings', async (t) => {

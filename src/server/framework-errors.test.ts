@@ -14,7 +14,7 @@ const { system } = await startTestSystem(t, { config: { bodyLimitBytes: 4096 }, 
 const docs = new Map(INTERFACES.map((i) => [i.name, loadSpec(i.name)]));
 
 /** Asserts a JSON error body matches the first error schema of an interface. */
-function assertErrorShape(t: Pick<typeof tap, "ok">, name: InterfaceName, body: unknown) {
+function assertErrorShape(t: Pick<typeof tap, 'ok'>, name: InterfaceName, body: unknown) {
   const doc = docs.get(name)!;
   const validate = createSpecValidator(doc).at(`/components/schemas/${(doc['x-portolan-error-schemas'] as string[])[0]}`);
   t.ok(validate(body), `${name} error shape: ${JSON.stringify(validate.errors)} for ${JSON.stringify(body)}`);
@@ -26,7 +26,7 @@ async function call(role: (typeof ROLE_NAMES)[number], path: string, init: Reque
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
 }
 
-t.test('an unknown path answers 404 in the error shape of the role\'s own interface', async (t) => {
+t.test("an unknown path answers 404 in the error shape of the role's own interface", async (t) => {
   // Not the gateway: it passes what it does not serve to its pool (src/gateway/gateway.test.ts).
   for (const role of ROLE_NAMES.filter((r) => r !== 'gateway')) {
     const accept = role === 'diagnostics' || role === 'login' ? { accept: 'application/vnd.vendor.diagnostics.api+json' } : undefined;
@@ -36,14 +36,14 @@ t.test('an unknown path answers 404 in the error shape of the role\'s own interf
   }
 });
 
-t.test('a wrong method answers 405 with Allow in the interface\'s shape', async (t) => {
+t.test("a wrong method answers 405 with Allow in the interface's shape", async (t) => {
   const response = await call('mapping', '/api/charts', { method: 'DELETE' });
   t.equal(response.status, 405);
   t.equal(response.headers.get('allow'), 'GET, POST, HEAD');
   t.match(response.json(), { status: 'error', message: /DELETE is not allowed/ });
 });
 
-t.test('an invalid request answers 400 naming each problem, in the interface\'s shape', async (t) => {
+t.test("an invalid request answers 400 naming each problem, in the interface's shape", async (t) => {
   const response = await call('mapping', '/api/charts', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -79,7 +79,7 @@ t.test('a body over the configured limit answers 413 and the server stays up', a
   t.equal((await call('mapping', '/no')).status, 404, 'still answering');
 });
 
-t.test('an operation without a handler answers 501 in its own interface\'s shape', async (t) => {
+t.test("an operation without a handler answers 501 in its own interface's shape", async (t) => {
   for (const { name } of INTERFACES) {
     const runtime = await loadInterfaceRuntime(name);
     for (const op of runtime.operations) {
@@ -88,7 +88,11 @@ t.test('an operation without a handler answers 501 in its own interface\'s shape
       // Registration is answered only with the configured Host (seed D); fetch cannot set Host.
       const host = op.operationId === 'registerClient' ? { host: system.config.registrationHost } : {};
       const headers = { ...request.headers, ...host, accept: 'application/vnd.vendor.diagnostics.api+json' };
-      const response = await send(`${system.url(role)}${request.url}`, { method: request.method as 'GET', headers, ...(request.body ? { body: request.body } : {}) });
+      const response = await send(`${system.url(role)}${request.url}`, {
+        method: request.method as 'GET',
+        headers,
+        ...(request.body ? { body: request.body } : {}),
+      });
       const text = await response.body.text();
       t.equal(response.statusCode, 501, `${op.operationId}: 501 (${text.slice(0, 200)})`);
       assertErrorShape(t, name, JSON.parse(text));

@@ -12,8 +12,23 @@ t.test('a parsed head: the target is judged first, then the field count, then th
   t.equal(headerSectionBytes(['Host', 'x']), 'Host: x\r\n'.length);
   t.equal(headRefusal(limits, `/${'u'.repeat(100)}`, ['X', 'y'.repeat(500)])?.code, 'uriTooLong');
   t.equal(headRefusal(limits, '/', ['X', 'y'.repeat(500)])?.code, 'headersTooLarge');
-  t.match(headRefusal({ maxUrlLength: 100, maxHeaderBytes: 1e6 }, '/', Array.from({ length: 4002 }, () => 'a')), { code: 'headersTooLarge', message: 'The request has more than 2000 header fields.' });
-  t.equal(headRefusal({ maxUrlLength: 100, maxHeaderBytes: 1e6 }, '/', Array.from({ length: 4000 }, () => 'a')), undefined, '2000 fields are read');
+  t.match(
+    headRefusal(
+      { maxUrlLength: 100, maxHeaderBytes: 1e6 },
+      '/',
+      Array.from({ length: 4002 }, () => 'a'),
+    ),
+    { code: 'headersTooLarge', message: 'The request has more than 2000 header fields.' },
+  );
+  t.equal(
+    headRefusal(
+      { maxUrlLength: 100, maxHeaderBytes: 1e6 },
+      '/',
+      Array.from({ length: 4000 }, () => 'a'),
+    ),
+    undefined,
+    '2000 fields are read',
+  );
   t.equal(headRefusal(limits, `/${'u'.repeat(99)}`, ['Host', 'x']), undefined);
 });
 
@@ -26,7 +41,15 @@ t.test('an overflow in the request line, or past a request line over its limit, 
 
 t.test('an overflow past a request line within its limit is 431', async (t) => {
   t.equal(codeOf(`GET /short HTTP/1.1\r\nX: ${'b'.repeat(400)}`), 'headersTooLarge');
-  t.equal(codeOf(`GET / HTTP/1.1\r\n\r\nGET /short HTTP/1.1\r\nX: ${'b'.repeat(400)}`), 'headersTooLarge', 'a second request on the connection');
+  t.equal(
+    codeOf(`GET / HTTP/1.1\r\n\r\nGET /short HTTP/1.1\r\nX: ${'b'.repeat(400)}`),
+    'headersTooLarge',
+    'a second request on the connection',
+  );
   t.equal(overflowRefusal(limits, undefined, undefined).code, 'headersTooLarge', 'nothing known: the headers');
-  t.notMatch(overflowRefusal(limits, Buffer.from(`GET /s3cret HTTP/1.1\r\nX: ${'b'.repeat(400)}`), 400).message, /s3cret|bbb/, 'nothing of the request in the message');
+  t.notMatch(
+    overflowRefusal(limits, Buffer.from(`GET /s3cret HTTP/1.1\r\nX: ${'b'.repeat(400)}`), 400).message,
+    /s3cret|bbb/,
+    'nothing of the request in the message',
+  );
 });

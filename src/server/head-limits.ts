@@ -37,7 +37,8 @@ export type HeadRefusal = { code: ErrorCode; message: string };
  */
 export function headRefusal(limits: HeadLimits, target: string, rawHeaders: readonly string[]): HeadRefusal | undefined {
   if (target.length > limits.maxUrlLength) return uriTooLong(limits);
-  if (rawHeaders.length > 2 * MAX_HEADER_FIELDS) return { code: 'headersTooLarge', message: `The request has more than ${MAX_HEADER_FIELDS} header fields.` };
+  if (rawHeaders.length > 2 * MAX_HEADER_FIELDS)
+    return { code: 'headersTooLarge', message: `The request has more than ${MAX_HEADER_FIELDS} header fields.` };
   if (headerSectionBytes(rawHeaders) > limits.maxHeaderBytes) return headersTooLarge(limits);
   return undefined;
 }
@@ -61,5 +62,11 @@ export function overflowRefusal(limits: HeadLimits, packet: Buffer | undefined, 
   return headersTooLarge(limits);
 }
 
-const uriTooLong = (limits: HeadLimits): HeadRefusal => ({ code: 'uriTooLong', message: `The request target is longer than ${limits.maxUrlLength} characters.` });
-const headersTooLarge = (limits: HeadLimits): HeadRefusal => ({ code: 'headersTooLarge', message: `The request headers are larger than the limit (${limits.maxHeaderBytes} bytes).` });
+const uriTooLong = (limits: HeadLimits): HeadRefusal => ({
+  code: 'uriTooLong',
+  message: `The request target is longer than ${limits.maxUrlLength} characters.`,
+});
+const headersTooLarge = (limits: HeadLimits): HeadRefusal => ({
+  code: 'headersTooLarge',
+  message: `The request headers are larger than the limit (${limits.maxHeaderBytes} bytes).`,
+});

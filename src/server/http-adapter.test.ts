@@ -34,7 +34,9 @@ t.test('a streamed answer ends as soon as it is written when the request body en
     const answer = new PassThrough();
     answer.write('first ');
     (async () => {
-      for await (const _chunk of request.body!) { /* read the whole upload */ }
+      for await (const _chunk of request.body!) {
+        /* read the whole upload */
+      }
       answer.end('last');
     })();
     return { status: 200, body: answer, contentType: 'text/plain' };
@@ -49,7 +51,9 @@ t.test('a streamed answer ends as soon as it is written when the request body en
 
 t.test('an answer with a header node:http refuses becomes a 500, and the process keeps serving', async (t) => {
   let calls = 0;
-  const url = await serve(t, () => (++calls === 1 ? { status: 200, body: { ok: true }, headers: { location: 'bad\nvalue' } } : { status: 200, body: { ok: true } }));
+  const url = await serve(t, () =>
+    ++calls === 1 ? { status: 200, body: { ok: true }, headers: { location: 'bad\nvalue' } } : { status: 200, body: { ok: true } },
+  );
   const broken = await send(url);
   t.equal(broken.statusCode, 500);
   t.same(await broken.body.json(), { problem: 'An unexpected error occurred.' });
@@ -61,17 +65,21 @@ t.test('an answer with a header node:http refuses becomes a 500, and the process
 t.test('a request target in absolute form is served as its path; anything else that is not a path is a 400', async (t) => {
   const url = await serve(t, (request) => ({ status: 200, body: { url: request.url } }));
   const { connect } = await import('node:net');
-  const exchange = (text: string) => new Promise<string>((resolve) => {
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    let received = '';
-    socket.on('data', (c) => {
-      received += c;
-      if (received.includes('}')) socket.end();
+  const exchange = (text: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (c) => {
+        received += c;
+        if (received.includes('}')) socket.end();
+      });
+      socket.on('close', () => resolve(received));
+      socket.write(text);
     });
-    socket.on('close', () => resolve(received));
-    socket.write(text);
-  });
-  t.match(await exchange('GET http://example.test/api/vessels?x=1 HTTP/1.1\r\nHost: example.test\r\n\r\n'), /\{"url":"\/api\/vessels\?x=1"\}/);
+  t.match(
+    await exchange('GET http://example.test/api/vessels?x=1 HTTP/1.1\r\nHost: example.test\r\n\r\n'),
+    /\{"url":"\/api\/vessels\?x=1"\}/,
+  );
   const answer = await exchange('OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n');
   t.match(answer, /^HTTP\/1\.1 400 /);
   t.match(answer, /must be a path/);

@@ -20,7 +20,13 @@ import type { ReferencePages } from './reference-pages.ts';
 /** What every listener sets on its clients (the settings of the same names). */
 export type ClientLimits = Pick<
   CoreConfig,
-  'maxUrlLength' | 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxRequestsPerSocket' | 'maxConnections'
+  | 'maxUrlLength'
+  | 'maxHeaderBytes'
+  | 'headersTimeoutMs'
+  | 'requestTimeoutMs'
+  | 'keepAliveTimeoutMs'
+  | 'maxRequestsPerSocket'
+  | 'maxConnections'
 >;
 
 export type RoleServerOptions = {
@@ -71,104 +77,127 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   // The request a socket is busy with, so a timeout knows whether an answer has begun.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
 
-  const server = createServer({
-    // Node's one limit covers the target and the headers together; ours are judged apart, the target first.
-    maxHeaderSize: parserHeadLimit(limits),
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    // Node checks the two timeouts above on this interval; a tenth of the shorter keeps them close.
-    connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 10),
-  }, async (req, res) => {
-    const started = process.hrtime.bigint();
-    const url = originForm(req.url ?? '/');
-    const overLimit = headRefusal(limits, url, req.rawHeaders);
-    if (!overLimit && req.method === 'GET' && req.url === '/metrics') {
-      // Observability, not part of any interface's contract: answered before the stages.
-      try {
-        const text = await options.metrics.render();
-        res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-      } catch (error) {
-        log.error({ err: error }, 'metrics could not be rendered');
-        res.writeHead(500).end();
+  const server = createServer(
+    {
+      // Node's one limit covers the target and the headers together; ours are judged apart, the target first.
+      maxHeaderSize: parserHeadLimit(limits),
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts above on this interval; a tenth of the shorter keeps them close.
+      connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 10),
+    },
+    async (req, res) => {
+      const started = process.hrtime.bigint();
+      const url = originForm(req.url ?? '/');
+      const overLimit = headRefusal(limits, url, req.rawHeaders);
+      if (!overLimit && req.method === 'GET' && req.url === '/metrics') {
+        // Observability, not part of any interface's contract: answered before the stages.
+        try {
+          const text = await options.metrics.render();
+          res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+        } catch (error) {
+          log.error({ err: error }, 'metrics could not be rendered');
+          res.writeHead(500).end();
+        }
+        return;
       }
-      return;
-    }
-    if (!overLimit && options.referencePages?.claims(req.url ?? '')) {
-      // Documentation, not part of any interface's contract either (the gateway does not pass it to its
-      // pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and these paths go to the stages).
-      const requestId = nextId();
-      await options.referencePages.answer(req, res).catch((error: unknown) => {
-        log.error({ err: error, requestId }, 'reference page could not be answered');
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
-      // One line like every request's, at debug: a browser loading /docs asks for a dozen files.
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const path = (req.url ?? '/').split('?', 1)[0]!;
-      log.debug({ requestId, method: req.method, page: path.length > 200 ? `${path.slice(0, 200)}…` : path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
-      return;
-    }
-    const requestId = nextId();
-    inFlight.set(req.socket, res);
-    const aborted = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
-      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
-    });
-    let response: StageResponse;
-    if (overLimit) {
-      response = refusal(overLimit.code, overLimit.message, req.headers);
-    } else if (!url.startsWith('/')) {
-      response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.', req.headers);
-    } else {
-      try {
-        response = await runStages(options.stages, {
-          method: req.method ?? 'GET',
-          url,
-          headers: req.headers,
-          rawHeaders: req.rawHeaders,
-          body: req,
-          requestId,
-          remoteAddress: req.socket.remoteAddress,
-          signal: aborted.signal,
-          connection: connectionControl(req, log, requestId, timers),
+      if (!overLimit && options.referencePages?.claims(req.url ?? '')) {
+        // Documentation, not part of any interface's contract either (the gateway does not pass it to its
+        // pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and these paths go to the stages).
+        const requestId = nextId();
+        await options.referencePages.answer(req, res).catch((error: unknown) => {
+          log.error({ err: error, requestId }, 'reference page could not be answered');
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
         });
-      } catch (error) {
-        if (aborted.signal.aborted || req.destroyed) {
-          response = { status: 499 };
-        } else {
-          log.error({ err: error, requestId }, 'request failed');
-          response = options.renderError(portolanError('internal'), req);
+        // One line like every request's, at debug: a browser loading /docs asks for a dozen files.
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const path = (req.url ?? '/').split('?', 1)[0]!;
+        log.debug(
+          {
+            requestId,
+            method: req.method,
+            page: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+            status: res.statusCode,
+            ms: Math.round(ms * 100) / 100,
+          },
+          'request',
+        );
+        return;
+      }
+      const requestId = nextId();
+      inFlight.set(req.socket, res);
+      const aborted = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) aborted.abort();
+        if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
+      });
+      let response: StageResponse;
+      if (overLimit) {
+        response = refusal(overLimit.code, overLimit.message, req.headers);
+      } else if (!url.startsWith('/')) {
+        response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.', req.headers);
+      } else {
+        try {
+          response = await runStages(options.stages, {
+            method: req.method ?? 'GET',
+            url,
+            headers: req.headers,
+            rawHeaders: req.rawHeaders,
+            body: req,
+            requestId,
+            remoteAddress: req.socket.remoteAddress,
+            signal: aborted.signal,
+            connection: connectionControl(req, log, requestId, timers),
+          });
+        } catch (error) {
+          if (aborted.signal.aborted || req.destroyed) {
+            response = { status: 499 };
+          } else {
+            log.error({ err: error, requestId }, 'request failed');
+            response = options.renderError(portolanError('internal'), req);
+          }
         }
       }
-    }
-    // How the answer ended when it did not end whole: the client went away, or its streamed body failed.
-    let cut: 'client' | 'answer' | undefined;
-    if (res.destroyed || aborted.signal.aborted) {
-      if (response.body instanceof Readable) response.body.destroy();
-      response = { ...response, status: 499 };
-      cut = 'client';
-    } else {
-      try {
-        const ended = await writeAnswer(req, res, response, requestId, { timers, lingerMs });
-        if (ended !== 'whole') cut = ended;
-      } catch (error) {
-        // An answer node:http refuses to write (an invalid header or status from a handler): a 500, the process stays up.
-        log.error({ err: error, requestId, operationId: response.operationId }, 'answer could not be written');
+      // How the answer ended when it did not end whole: the client went away, or its streamed body failed.
+      let cut: 'client' | 'answer' | undefined;
+      if (res.destroyed || aborted.signal.aborted) {
         if (response.body instanceof Readable) response.body.destroy();
-        if (res.headersSent) res.destroy();
-        else await writeAnswer(req, res, options.renderError(portolanError('internal'), req), requestId, { timers, lingerMs });
-        response = { ...response, status: 500 };
+        response = { ...response, status: 499 };
+        cut = 'client';
+      } else {
+        try {
+          const ended = await writeAnswer(req, res, response, requestId, { timers, lingerMs });
+          if (ended !== 'whole') cut = ended;
+        } catch (error) {
+          // An answer node:http refuses to write (an invalid header or status from a handler): a 500, the process stays up.
+          log.error({ err: error, requestId, operationId: response.operationId }, 'answer could not be written');
+          if (response.body instanceof Readable) response.body.destroy();
+          if (res.headersSent) res.destroy();
+          else await writeAnswer(req, res, options.renderError(portolanError('internal'), req), requestId, { timers, lingerMs });
+          response = { ...response, status: 500 };
+        }
       }
-    }
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
-    // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
-    const level = response.operationId === 'getHealth' && response.status === 200 ? 'debug' : 'info';
-    log[level]({ requestId, method: req.method, operationId: response.operationId, status: response.status, ms: Math.round(ms * 100) / 100, ...response.log, ...(cut ? { cut } : {}) }, 'request');
-  });
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
+      // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
+      const level = response.operationId === 'getHealth' && response.status === 200 ? 'debug' : 'info';
+      log[level](
+        {
+          requestId,
+          method: req.method,
+          operationId: response.operationId,
+          status: response.status,
+          ms: Math.round(ms * 100) / 100,
+          ...response.log,
+          ...(cut ? { cut } : {}),
+        },
+        'request',
+      );
+    },
+  );
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.maxHeadersCount = PARSER_HEADERS_COUNT;
   server.maxConnections = limits.maxConnections;
@@ -191,7 +220,11 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     }
     const { status, headers, body, contentType } = refusal(code, message);
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
-    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, `content-type: ${contentType ?? 'application/json'}`, `content-length: ${Buffer.byteLength(payload)}`];
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+      `content-type: ${contentType ?? 'application/json'}`,
+      `content-length: ${Buffer.byteLength(payload)}`,
+    ];
     for (const [name, value] of Object.entries(headers ?? {})) head.push(`${name}: ${[value].flat().join(', ')}`);
     socket.end(`${head.join('\r\n')}\r\n\r\n${payload}`);
     pending?.destroy();
@@ -199,7 +232,9 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
 
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex) => {
     const { code, message } =
-      error.code === 'HPE_HEADER_OVERFLOW' ? overflowRefusal(limits, error.rawPacket, error.bytesParsed) : (CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED);
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? overflowRefusal(limits, error.rawPacket, error.bytesParsed)
+        : (CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED);
     refuseOnSocket(socket, code, message);
   });
   // A connection a stage set an idle limit on (the gateway's registration session) and that went quiet.
@@ -216,10 +251,14 @@ function connectionControl(req: IncomingMessage, log: Logger, requestId: string,
   return {
     setIdleTimeout: (ms) => req.socket.setTimeout(ms),
     closeAfter(ms, reason) {
-      const cancel = timers.after(ms, () => {
-        log.warn({ requestId }, reason);
-        req.socket.destroy();
-      }, { background: true });
+      const cancel = timers.after(
+        ms,
+        () => {
+          log.warn({ requestId }, reason);
+          req.socket.destroy();
+        },
+        { background: true },
+      );
       req.socket.once('close', cancel);
     },
   };
@@ -235,15 +274,26 @@ const SAFE_REASON = /^[\t\x20-\x7e]*$/;
  * answer; before closing, the rest of the body is read and dropped for up to `lingerMs`, because a
  * client still sending when the socket closes gets a reset and may lose the answer it had received.
  */
-async function writeAnswer(req: IncomingMessage, res: ServerResponse, response: StageResponse, requestId: string, linger: { timers: Timers; lingerMs: number }): Promise<'whole' | 'client' | 'answer'> {
+async function writeAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: StageResponse,
+  requestId: string,
+  linger: { timers: Timers; lingerMs: number },
+): Promise<'whole' | 'client' | 'answer'> {
   // A small body nobody read (a 401 or 415 to a short POST) is dropped first, so the connection can be
   // kept; a large one is not waited for: the answer goes out at once and the connection closes.
-  if (!req.complete && untouched(req) && Number(req.headers['content-length'] ?? Infinity) <= SMALL_BODY) await drainWithin(req, linger.timers, linger.lingerMs);
+  if (!req.complete && untouched(req) && Number(req.headers['content-length'] ?? Infinity) <= SMALL_BODY)
+    await drainWithin(req, linger.timers, linger.lingerMs);
   const bodyUnread = !req.complete;
   const payload = response.body instanceof Readable ? undefined : payloadOf(response);
   if (response.rawHeaders) {
     const fields = bodyUnread ? [...response.rawHeaders, 'Connection', 'close'] : response.rawHeaders;
-    res.writeHead(response.status, response.statusText && SAFE_REASON.test(response.statusText) ? response.statusText : undefined, fields as string[]);
+    res.writeHead(
+      response.status,
+      response.statusText && SAFE_REASON.test(response.statusText) ? response.statusText : undefined,
+      fields as string[],
+    );
   } else {
     writeHead(res, response, requestId, bodyUnread, payload);
   }
@@ -277,7 +327,8 @@ async function writeAnswer(req: IncomingMessage, res: ServerResponse, response: 
 }
 
 /** Whether no stage started reading the request body (a stage that streams it is not waited on). */
-const untouched = (req: IncomingMessage) => !req.readableDidRead && req.readableFlowing === null && req.listenerCount('readable') === 0 && req.listenerCount('data') === 0;
+const untouched = (req: IncomingMessage) =>
+  !req.readableDidRead && req.readableFlowing === null && req.listenerCount('readable') === 0 && req.listenerCount('data') === 0;
 
 /** A request body up to this size that an early answer left unread is read and dropped, keeping the connection. */
 const SMALL_BODY = 64 * 1024;
@@ -300,7 +351,13 @@ function payloadOf(response: HandlerResponse): string | Buffer | undefined {
 }
 
 /** The head of an answer: its headers, the request id, and its media type and length when it has a body. */
-function writeHead(res: ServerResponse, response: HandlerResponse, requestId: string, bodyUnread: boolean, payload = response.body instanceof Readable ? undefined : payloadOf(response)) {
+function writeHead(
+  res: ServerResponse,
+  response: HandlerResponse,
+  requestId: string,
+  bodyUnread: boolean,
+  payload = response.body instanceof Readable ? undefined : payloadOf(response),
+) {
   const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
   if (bodyUnread) headers.connection = 'close';
   if (response.body instanceof Readable) {

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
-import type { CoreConfig, Setting } from '../lib/config.ts';
+import type { CoreConfig, Setting, SettingsValues } from '../lib/config.ts';
 import type { IdGenerator } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RoleName } from '../lib/roles.ts';
@@ -19,7 +19,12 @@ export type HealthCheck = (timeoutMs: number) => Promise<PingResult>;
 /** The traffic parts of the gateway role that interfaces read (G's pool, E's limiter status). */
 export type TrafficView = {
   poolStatus(): { membersUp: number } & Record<string, unknown>;
-  rateLimitStatus(authorization: string | string[] | undefined): Promise<{ kind: 'status'; status: { 'x-rate-limit-limit': number; 'x-rate-limit-remaining': number; 'x-rate-limit-reset': number } } | { kind: 'unavailable'; reason: string }>;
+  rateLimitStatus(
+    authorization: string | string[] | undefined,
+  ): Promise<
+    | { kind: 'status'; status: { 'x-rate-limit-limit': number; 'x-rate-limit-remaining': number; 'x-rate-limit-reset': number } }
+    | { kind: 'unavailable'; reason: string }
+  >;
   pingLimiter: HealthCheck;
 };
 
@@ -57,33 +62,56 @@ export type ModuleContext<C = CoreConfig> = {
 
 /**
  * One interface, everything it brings in one place: the composition root (src/app/modules.ts) lists
- * modules, and adding an interface touches its folder and that list.
+ * modules, and adding an interface touches its folder and that list. Written with `defineModule`, its
+ * context is typed by its own settings (a misspelt setting is a type error) and its handlers by its spec.
  *
  * @example
- * export const mappingModule = {
+ * export const mappingModule = defineModule({
  *   name: 'mapping',
  *   migrations: MAPPING_MIGRATIONS,
  *   errorShape: () => renderMappingError,
  *   create: (context) => createMappingHandlers({ ... }) satisfies OperationHandlers<typeof Sdk>,
- * } satisfies InterfaceModule;
+ * });
  */
-export type InterfaceModule = {
+export type InterfaceModule<TConfig = CoreConfig> = {
   /** The spec's name (`specs/<name>.yaml` unless `specFile` says otherwise). */
   name: string;
   /** Absolute path of the OpenAPI document (fixtures and embedders; default: specs/<name>.yaml). */
   specFile?: string;
   /** The module's own settings (declared beside it; they join `--help`, the README and the config type). */
   settings?: readonly Setting[];
+  /** Settings declared elsewhere that this module reads (typed into its context; checked at start that they are served). */
+  reads?: readonly Setting[];
   /** Schema changes, each with a version unique across modules (checked as a set at start). */
   migrations?: readonly Migration[];
+  /**
+   * Operations of the spec deliberately left without a handler: they answer 501 in the interface's error
+   * shape (after security). Typed by `OperationHandlers<typeof Sdk, ...>`; a test compares both with the spec.
+   */
+  notImplemented?: readonly string[];
   /** The interface's error wire shape. */
   errorShape(clock: Clock): ErrorRenderer;
   /** One authenticator per security scheme of the spec, run before anything is parsed. */
-  authenticators?(context: ModuleContext<any>): Authenticators;
+  authenticators?(context: ModuleContext<TConfig>): Authenticators;
   /** Dependency checks this module adds to some roles' /health. */
-  healthChecks?(context: ModuleContext<any>): Partial<Record<RoleName, readonly HealthCheck[]>>;
+  healthChecks?(context: ModuleContext<TConfig>): Partial<Record<RoleName, readonly HealthCheck[]>>;
   /** The interface's own answer to a path no operation serves (the device: 400 under /mgmt/shared/appsvcs). */
   unrouted?(path: string): HandlerResponse | undefined;
   /** The handlers, keyed by operationId (`satisfies OperationHandlers<typeof Sdk>`). */
-  create(context: ModuleContext<any>): HandlerMap;
+  create(context: ModuleContext<TConfig>): HandlerMap;
 };
+
+/** The configuration a module sees: the core settings, its own, and those it declares it reads. */
+export type ModuleConfig<S extends readonly Setting[], R extends readonly Setting[] = readonly []> = CoreConfig &
+  SettingsValues<S> &
+  SettingsValues<R>;
+
+/**
+ * Declares a module: its context is typed by `settings` (and `reads`), so reading a setting it did not
+ * declare does not compile. The result joins the module list like any other.
+ */
+export function defineModule<const S extends readonly Setting[] = readonly [], const R extends readonly Setting[] = readonly []>(
+  module: Omit<InterfaceModule<ModuleConfig<S, R>>, 'settings' | 'reads'> & { settings?: S; reads?: R },
+): InterfaceModule {
+  return module as InterfaceModule;
+}

@@ -5,7 +5,6 @@ import { ROLE_NAMES } from '../lib/roles.ts';
 import { startTestSystem } from '../app/test-system.ts';
 import { captureLogs } from '../lib/test-logger.ts';
 
-
 const SECRET_TOKEN = 'tok-9f2c41d7e0b5a8';
 const PASSWORD = 'Hunter2-but-longer';
 
@@ -14,7 +13,11 @@ t.test('request logs carry id, role, operation, status and duration, and never a
   const { system } = await startTestSystem(t, { logger });
   const auth = { authorization: `Bearer ${SECRET_TOKEN}` };
   await fetch(`${system.url('mapping')}/api/charts`, { headers: auth });
-  await fetch(`${system.url('mapping')}/api/charts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: `{"name": "${PASSWORD}", "password": "${PASSWORD}"` });
+  await fetch(`${system.url('mapping')}/api/charts`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: `{"name": "${PASSWORD}", "password": "${PASSWORD}"`,
+  });
   await fetch(`${system.url('gateway')}/vendor-oauth2/v1/client-register`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'localhost' },
@@ -32,7 +35,9 @@ t.test('request logs carry id, role, operation, status and duration, and never a
   });
   // The gateway's health monitor polls the mapping role meanwhile, and the gateway logs in to the device
   // once at its start (registration's management session); neither is under test here.
-  const requests = lines.map((l) => JSON.parse(l)).filter((r) => r.msg === 'request' && r.operationId !== 'getHealth' && r.operationId !== 'loginDeviceUser');
+  const requests = lines
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.msg === 'request' && r.operationId !== 'getHealth' && r.operationId !== 'loginDeviceUser');
   // The registration-shaped request lacks the configured Host, so the gateway passes it to the pool:
   // one line from the gateway, one from the mapping role.
   t.equal(requests.length, 6, 'one line per request and role');
@@ -45,12 +50,15 @@ t.test('request logs carry id, role, operation, status and duration, and never a
 
 t.test('the logger redacts credentials wherever a record carries them', async (t) => {
   const { lines, logger } = captureLogs();
-  logger.info({
-    password: PASSWORD,
-    user: { password: PASSWORD, client_secret: 'cs-123456' },
-    req: { headers: { authorization: `Bearer ${SECRET_TOKEN}`, cookie: `ssosession=${SECRET_TOKEN}` } },
-    token: SECRET_TOKEN,
-  }, 'with secrets');
+  logger.info(
+    {
+      password: PASSWORD,
+      user: { password: PASSWORD, client_secret: 'cs-123456' },
+      req: { headers: { authorization: `Bearer ${SECRET_TOKEN}`, cookie: `ssosession=${SECRET_TOKEN}` } },
+      token: SECRET_TOKEN,
+    },
+    'with secrets',
+  );
   t.notMatch(lines.join(''), new RegExp(`${PASSWORD}|${SECRET_TOKEN}|cs-123456`));
   t.match(lines.join(''), /\[redacted\]/);
   t.ok(REDACTED_PATHS.length > 10);
@@ -79,7 +87,15 @@ t.test('graceful stop: /health turns 503 first, in-flight requests finish, then 
   // The drain runs on the test's clock: the order below is the test's, not the machine's speed.
   const { system, clock } = await startTestSystem(t, {
     fakeTimers: true,
-    handlers: { topology: { loginManagementUser: async () => { entered(); await slow; return { status: 401, body: { code: 401, message: 'Authentication failed.', kind: ':resterrorresponse' } }; } } },
+    handlers: {
+      topology: {
+        loginManagementUser: async () => {
+          entered();
+          await slow;
+          return { status: 401, body: { code: 401, message: 'Authentication failed.', kind: ':resterrorresponse' } };
+        },
+      },
+    },
   });
   const healthUrl = `${system.url('mapping')}/health`;
   t.equal((await fetch(healthUrl)).status, 200, 'healthy before');

@@ -87,7 +87,7 @@ async function systemAndBrowser(t: Test) {
   return { system, context: await launchChromium(t) };
 }
 
-t.test('every role\'s /docs renders every operation of its specs in headless Chromium, from its own origin only', async (t) => {
+t.test("every role's /docs renders every operation of its specs in headless Chromium, from its own origin only", async (t) => {
   const started = await systemAndBrowser(t);
   if (!started) return;
   const { system, context } = started;
@@ -106,21 +106,37 @@ t.test('every role\'s /docs renders every operation of its specs in headless Chr
     const screenshot = await page.screenshot();
     writeFileSync(`${SCREENSHOTS}${role}.png`, screenshot);
     const share = nonBackgroundShare(screenshot);
-    t.ok(share > 0.15, `${role}: the screenshot is not blank (${Math.round(share * 100)}% of its pixels are not background; .tap/reference-pages/${role}.png)`);
+    t.ok(
+      share > 0.15,
+      `${role}: the screenshot is not blank (${Math.round(share * 100)}% of its pixels are not background; .tap/reference-pages/${role}.png)`,
+    );
 
     const specs = specsOfRole(role);
     const options = await page.$$eval('.topbar select option', (list) => list.map((o) => o.textContent));
-    t.same(options, specs.map(({ name, document }) => `${document.info.title} (${name})`), `${role}: the selector offers each of its specs`);
+    t.same(
+      options,
+      specs.map(({ name, document }) => `${document.info.title} (${name})`),
+      `${role}: the selector offers each of its specs`,
+    );
     for (const { name, document: spec } of specs) {
       await page.selectOption('.topbar select', { label: `${spec.info.title} (${name})` });
-      await page.waitForFunction((title) => document.querySelector('.swagger-ui .info .title')?.textContent?.includes(title), spec.info.title);
-      const expected = listOperations(spec).map((op) => `${op.method.toUpperCase()} ${op.path} ${op.operationId}`).sort();
+      await page.waitForFunction(
+        (title) => document.querySelector('.swagger-ui .info .title')?.textContent?.includes(title),
+        spec.info.title,
+      );
+      const expected = listOperations(spec)
+        .map((op) => `${op.method.toUpperCase()} ${op.path} ${op.operationId}`)
+        .sort();
       t.same(await shownOperations(page), expected, `${role} ${name}: every operation is listed`);
     }
 
     const links = await page.$$eval('nav.portolan-roles a', (list) => list.map((a) => [a.textContent, (a as HTMLAnchorElement).href]));
     const others = ROLE_NAMES.filter((r) => r !== role);
-    t.same(links, others.map((r: RoleName) => [r, `${system.url(r)}/docs`]), `${role}: links every other role's /docs`);
+    t.same(
+      links,
+      others.map((r: RoleName) => [r, `${system.url(r)}/docs`]),
+      `${role}: links every other role's /docs`,
+    );
     if (role === 'gateway') {
       for (const [, href] of links) t.equal((await fetch(href!)).status, 200, `the gateway's link ${href} is a page`);
     }

@@ -16,12 +16,15 @@ type Answer = { status: number; headers: IncomingHttpHeaders; body: Buffer };
 function send(base: string, target: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, path: target, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: hostname, port, path: target, method: options.method ?? 'GET', headers: options.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -47,7 +50,8 @@ t.test('every role serves each of its specs as YAML and JSON, equal to the file 
       const lists = [document.servers, ...Object.values(document.paths).map((item) => item.servers)];
       const servedLists = [fromJson.servers, ...Object.values(fromJson.paths).map((item) => item.servers)];
       lists.forEach((list, i) => {
-        if (list?.some((s) => s['x-portolan-role'] === role)) t.match(servedLists[i], [{ url: '/' }], `${role} ${name}: servers of this role replaced`);
+        if (list?.some((s) => s['x-portolan-role'] === role))
+          t.match(servedLists[i], [{ url: '/' }], `${role} ${name}: servers of this role replaced`);
         else t.same(servedLists[i], list, `${role} ${name}: servers of other roles left as written`);
       });
     }
@@ -123,7 +127,10 @@ t.test('HEAD answers the headers of GET, and a conditional GET gives 304', async
   t.equal(post.status, 405);
   t.equal(post.headers.allow, 'GET, HEAD');
   t.equal(post.headers.connection, 'keep-alive', 'no body: the connection stays');
-  const upload = await send(base, '/docs', { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': String(10 ** 9) } });
+  const upload = await send(base, '/docs', {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(10 ** 9) },
+  });
   t.equal(upload.status, 405, 'a 1 GB body announced, none sent: answered at once');
   t.equal(upload.headers.connection, 'close', 'the unread body is not drained: the connection closes');
 });
@@ -154,27 +161,33 @@ t.test('no path reaches a file outside the allow-listed Swagger UI files', async
   }
 });
 
-t.test('with PORTOLAN_REFERENCE_PAGES false, /docs and /openapi/ are paths like any other: the gateway passes them to its pool', async (t) => {
-  const { lines, logger } = captureLogs();
-  const { system } = await startTestSystem(t, { config: { referencePages: false }, logger });
-  // What the mapping role (the test system's pool member) answered, from its request lines.
-  const mappingAnswers = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'request' && r.role === 'mapping' && r.operationId !== 'getHealth');
-  for (const target of ['/docs', '/docs/swagger-ui.css', '/openapi/mapping.json']) {
-    const direct = await send(system.url('mapping'), target);
-    t.equal(direct.status, 404, `the mapping role has no ${target} of its own`);
-    t.notOk(direct.headers['content-security-policy'], 'not a reference page');
-    const before = mappingAnswers().length;
-    const viaGateway = await send(system.url('gateway'), target);
-    t.equal(viaGateway.status, 404, `${target} on the gateway`);
-    t.equal(viaGateway.headers['content-type'], direct.headers['content-type'], 'in the pool member\'s shape');
-    t.same(JSON.parse(viaGateway.body.toString()), JSON.parse(direct.body.toString()), 'the pool member\'s answer');
-    t.match(mappingAnswers().slice(before), [{ status: 404 }], 'answered by the pool member');
-  }
-  const on = await startTestSystem(t);
-  const page = await send(on.system.url('gateway'), '/docs');
-  t.equal(page.status, 200, 'by default the gateway serves its own page');
-  t.match(page.body.toString(), /Portolan gateway role/);
-});
+t.test(
+  'with PORTOLAN_REFERENCE_PAGES false, /docs and /openapi/ are paths like any other: the gateway passes them to its pool',
+  async (t) => {
+    const { lines, logger } = captureLogs();
+    const { system } = await startTestSystem(t, { config: { referencePages: false }, logger });
+    // What the mapping role (the test system's pool member) answered, from its request lines.
+    const mappingAnswers = () =>
+      lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((r) => r.msg === 'request' && r.role === 'mapping' && r.operationId !== 'getHealth');
+    for (const target of ['/docs', '/docs/swagger-ui.css', '/openapi/mapping.json']) {
+      const direct = await send(system.url('mapping'), target);
+      t.equal(direct.status, 404, `the mapping role has no ${target} of its own`);
+      t.notOk(direct.headers['content-security-policy'], 'not a reference page');
+      const before = mappingAnswers().length;
+      const viaGateway = await send(system.url('gateway'), target);
+      t.equal(viaGateway.status, 404, `${target} on the gateway`);
+      t.equal(viaGateway.headers['content-type'], direct.headers['content-type'], "in the pool member's shape");
+      t.same(JSON.parse(viaGateway.body.toString()), JSON.parse(direct.body.toString()), "the pool member's answer");
+      t.match(mappingAnswers().slice(before), [{ status: 404 }], 'answered by the pool member');
+    }
+    const on = await startTestSystem(t);
+    const page = await send(on.system.url('gateway'), '/docs');
+    t.equal(page.status, 200, 'by default the gateway serves its own page');
+    t.match(page.body.toString(), /Portolan gateway role/);
+  },
+);
 
 t.test('each reference-page request is logged in one line, at debug', async (t) => {
   const { lines, logger } = captureLogs();
@@ -182,7 +195,9 @@ t.test('each reference-page request is logged in one line, at debug', async (t) 
   await send(system.url('mapping'), '/docs');
   await send(system.url('mapping'), '/docs/swagger-ui.css?v=1');
   await send(system.url('gateway'), '/openapi/nothing.json');
-  const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'request' && typeof r.page === 'string');
+  const logged = lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => r.msg === 'request' && typeof r.page === 'string');
   t.match(logged, [
     { level: 20, role: 'mapping', method: 'GET', page: '/docs', status: 200, requestId: String, ms: Number },
     { level: 20, role: 'mapping', method: 'GET', page: '/docs/swagger-ui.css', status: 200 },

@@ -102,8 +102,10 @@ export function createReferencePages(options: ReferencePagesOptions): ReferenceP
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // No page reads a request body: one that comes with a body closes its connection after the answer,
     // so a client sending gigabytes to /docs is not read to the end (node:http would drain it to keep it alive).
-    if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0) res.setHeader('connection', 'close');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(req, res, 405, 'Only GET and HEAD are allowed here.', { allow: 'GET, HEAD' });
+    if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
+      res.setHeader('connection', 'close');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return plain(req, res, 405, 'Only GET and HEAD are allowed here.', { allow: 'GET, HEAD' });
     const path = pathOf(req.url ?? '/');
     if (path === '/docs') return sendRepresentation(req, res, page(options, hostnameOf(req)), SECURITY_HEADERS);
     if (path === '/docs/') return plain(req, res, 301, 'See /docs.', { location: '/docs' });
@@ -177,7 +179,13 @@ function pathOf(url: string): string {
 }
 
 function plain(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    ...headers,
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 

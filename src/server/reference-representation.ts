@@ -36,7 +36,12 @@ export function representation(body: Buffer | string, contentType: string, cache
  * Builds a representation with its gzip form, compressed once through `gzip` (asynchronous, so the
  * event loop goes on serving meanwhile); text smaller than a packet is left as it is.
  */
-export async function compressedRepresentation(body: Buffer | string, contentType: string, cacheControl: string, gzip: Gzip = asyncGzip): Promise<Representation> {
+export async function compressedRepresentation(
+  body: Buffer | string,
+  contentType: string,
+  cacheControl: string,
+  gzip: Gzip = asyncGzip,
+): Promise<Representation> {
   const rep = representation(body, contentType, cacheControl);
   if (rep.body.length < GZIP_MIN_BYTES) return rep;
   return { ...rep, gzipped: await gzip(rep.body) };
@@ -46,7 +51,12 @@ export async function compressedRepresentation(body: Buffer | string, contentTyp
  * Writes a representation: 304 when `If-None-Match` names its ETag, the gzipped form when the client
  * accepts gzip, no body on HEAD. `headers` are added to every answer (the page's security headers).
  */
-export function sendRepresentation(req: IncomingMessage, res: ServerResponse, rep: Representation, headers: OutgoingHttpHeaders = {}): void {
+export function sendRepresentation(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rep: Representation,
+  headers: OutgoingHttpHeaders = {},
+): void {
   const gzip = rep.gzipped !== undefined && acceptsGzip(req.headers['accept-encoding']);
   const etag = gzip ? `${rep.etag.slice(0, -1)}-gz"` : rep.etag;
   const common: OutgoingHttpHeaders = {
@@ -60,7 +70,12 @@ export function sendRepresentation(req: IncomingMessage, res: ServerResponse, re
     return;
   }
   const body = gzip ? rep.gzipped! : rep.body;
-  res.writeHead(200, { ...common, 'content-type': rep.contentType, 'content-length': body.length, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+  res.writeHead(200, {
+    ...common,
+    'content-type': rep.contentType,
+    'content-length': body.length,
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+  });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 

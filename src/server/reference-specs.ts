@@ -26,7 +26,9 @@ const REVALIDATE = 'no-cache';
 export function servedDocument(document: OpenApiDocument, role: string): OpenApiDocument {
   const served = structuredClone(document);
   const here = (servers: ServerObject[] | undefined) =>
-    servers?.some((s) => s['x-portolan-role'] === role) ? [{ url: '/', description: `This ${role} role (the one serving this document)` }] : servers;
+    servers?.some((s) => s['x-portolan-role'] === role)
+      ? [{ url: '/', description: `This ${role} role (the one serving this document)` }]
+      : servers;
   const replace = (holder: { servers?: ServerObject[] }) => {
     const servers = here(holder.servers);
     if (servers) holder.servers = servers;

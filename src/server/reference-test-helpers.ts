@@ -5,7 +5,9 @@ import { HTTP_METHODS } from '../lib/spec-catalog.ts';
 
 /** The catalogue specs with at least one operation served on `role`, parsed from their files. */
 export function specsOfRole(role: string): { name: InterfaceName; document: OpenApiDocument }[] {
-  return INTERFACES.map(({ name }) => ({ name, document: loadSpec(name) })).filter(({ document }) => listOperations(document).some((op) => op.roles.includes(role)));
+  return INTERFACES.map(({ name }) => ({ name, document: loadSpec(name) })).filter(({ document }) =>
+    listOperations(document).some((op) => op.roles.includes(role)),
+  );
 }
 
 /** The document without any `servers` list (document, path item and operation level). */
@@ -21,5 +23,7 @@ export function withoutServers(document: OpenApiDocument): OpenApiDocument {
 
 /** `METHOD /path` of every operation of a document, sorted. */
 export function operationKeys(document: OpenApiDocument): string[] {
-  return listOperations(document).map((op) => `${op.method.toUpperCase()} ${op.path}`).sort();
+  return listOperations(document)
+    .map((op) => `${op.method.toUpperCase()} ${op.path}`)
+    .sort();
 }

@@ -25,7 +25,11 @@ export class BodyTimeout extends Error {
  * body holds no socket for long. Undefined for an empty body. The declared length was checked before
  * (body-policy.ts). What is left unread after a refusal is the adapter's to drop (it closes the connection).
  */
-export function readBody(stream: Readable | undefined, limit: number, deadline?: { timers: Timers; ms: number }): Promise<Buffer | undefined> {
+export function readBody(
+  stream: Readable | undefined,
+  limit: number,
+  deadline?: { timers: Timers; ms: number },
+): Promise<Buffer | undefined> {
   if (!stream) return Promise.resolve(undefined);
   // Events, not `for await`: leaving an async iterator early destroys the stream, and with it the
   // socket, so a 413 or 408 could no longer be answered.
@@ -44,7 +48,8 @@ export function readBody(stream: Readable | undefined, limit: number, deadline?:
       if (size > limit) settle(() => reject(new BodyTooLarge(limit)));
       else chunks.push(bytes);
     };
-    const onEnd = () => settle(() => resolve(chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    const onEnd = () =>
+      settle(() => resolve(chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     const onError = (error: Error) => settle(() => reject(error));
     const onClose = () => settle(() => reject(new Error('the client closed the connection before sending the whole body')));
     const cancel = deadline?.timers.after(deadline.ms, () => settle(() => reject(new BodyTimeout(deadline.ms))), { background: true });

@@ -4,7 +4,7 @@ import { portolanError, type PortolanError } from '../lib/errors.ts';
 import { isDatabaseError } from '../stores/database-error.ts';
 import type { ResponseChecker } from '../lib/contract/response-check.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { HandlerMap, HandlerRequest, HandlerResponse } from './handler-types.ts';
+import { isFailure, type HandlerMap, type HandlerOutcome, type HandlerRequest, type HandlerResponse } from './handler-types.ts';
 import type { InterfaceRuntime, RuntimeOperation } from './interface-runtime.ts';
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from './route-table.ts';
 import { parseBody, parseCookies, parseQuery, splitTarget } from './request-parsing.ts';
@@ -15,7 +15,10 @@ import { authenticate, isOpen, missingAuthenticators, operationSecurity, type Au
 import { describeProblems, toProblems, MAX_PROBLEMS } from './validation-problems.ts';
 
 /** Renders an expected failure in one interface's wire shape (some negotiate it from the request). */
-export type ErrorRenderer = (error: PortolanError, request: { headers: IncomingHttpHeaders }) => HandlerResponse;
+export type ErrorRenderer = (error: PortolanError, request: ErrorContext) => HandlerResponse;
+
+/** What a renderer may read of the request it answers (content negotiation, the real products' `referer`). */
+export type ErrorContext = { headers: IncomingHttpHeaders; remoteAddress?: string | undefined };
 
 /** A request as the HTTP adapter hands it over: the head parsed, the body not read yet. */
 export type IncomingRequest = {
@@ -85,8 +88,14 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   const operations = options.interfaces.flatMap((i) => i.runtime.operations.filter((op) => op.roles.includes(options.role)));
   for (const owner of options.interfaces) {
     const own = operations.filter((op) => op.interfaceName === owner.runtime.name);
-    const missing = missingAuthenticators(own.flatMap((op) => op.security), owner.authenticators ?? {});
-    if (missing.length > 0) throw new Error(`role ${options.role}: interface ${owner.runtime.name} has no authenticator for security scheme ${missing.join(', ')}`);
+    const missing = missingAuthenticators(
+      own.flatMap((op) => op.security),
+      owner.authenticators ?? {},
+    );
+    if (missing.length > 0)
+      throw new Error(
+        `role ${options.role}: interface ${owner.runtime.name} has no authenticator for security scheme ${missing.join(', ')}`,
+      );
   }
   // Decided once: the security an interface's unserved paths take (its document's own).
   const documentSecurity = new Map(options.interfaces.filter((i) => i.unrouted).map((i) => [i, operationSecurity(i.runtime.document, {})]));
@@ -113,8 +122,13 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     });
     if (violations.length === 0) return response;
     const details = violations.map((v) => `${v.check}${v.pointer ? ` at ${v.pointer}` : ''}: ${v.message}`);
-    options.logger.error({ operationId: operation.operationId, status: response.status, violations: details }, 'response breaks the contract');
-    return owner.renderError(portolanError('internal', `Response of ${operation.operationId} breaks the contract: ${details.join('; ')}`), { headers: {} });
+    options.logger.error(
+      { operationId: operation.operationId, status: response.status, violations: details },
+      'response breaks the contract',
+    );
+    return owner.renderError(portolanError('internal', `Response of ${operation.operationId} breaks the contract: ${details.join('; ')}`), {
+      headers: {},
+    });
   };
 
   /** A thrown failure (handler or authenticator): 503 when the store is down, else a logged 500. */
@@ -134,83 +148,140 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     const security = documentSecurity.get(owner)!;
     if (isOpen(security)) return answer;
     const cookies = parseCookies(request.headers.cookie);
-    const outcome = await authenticate(security, owner.authenticators ?? {}, { headers: request.headers, cookies, remoteAddress: request.remoteAddress });
+    const outcome = await authenticate(security, owner.authenticators ?? {}, {
+      headers: request.headers,
+      cookies,
+      remoteAddress: request.remoteAddress,
+    });
     if (outcome.ok) return answer;
     const refused = fail(owner, outcome.error, request);
     return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
   }
 
+  /** Stage 1, route: the operation an exact method and path reach, or the role's 404/405 (or an interface's own unrouted answer). */
+  function unmatched(request: IncomingRequest, path: string): RoleResponse | Promise<RoleResponse> {
+    const served = routes.allowedMethods(path);
+    const allowed = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
+    // The path is not repeated: an answer never echoes the request.
+    if (allowed.length === 0) {
+      for (const owner of options.interfaces) {
+        const answer = owner.unrouted?.(path);
+        if (answer) return unroutedAnswer(owner, answer, request);
+      }
+      return fail(fallback, portolanError('notFound'), request);
+    }
+    const owner = byInterface.get(routes.find(served[0]!, path)!.operation.interfaceName) ?? fallback;
+    const response = fail(
+      owner,
+      portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`),
+      request,
+    );
+    return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };
+  }
+
+  /** Stage 2, security from the spec: 401/403 before any byte of the body is read. */
+  async function authorize(
+    owner: RoleInterface,
+    operation: RuntimeOperation,
+    request: IncomingRequest,
+    cookies: Record<string, string>,
+  ): Promise<{ ok: true; principal?: string } | { ok: false; response: RoleResponse }> {
+    if (isOpen(operation.security)) return { ok: true };
+    let outcome: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      outcome = await authenticate(operation.security, owner.authenticators ?? {}, {
+        headers: request.headers,
+        cookies,
+        remoteAddress: request.remoteAddress,
+      });
+    } catch (error) {
+      return { ok: false, response: failed(owner, operation, request, error) };
+    }
+    if (outcome.ok) return outcome.principal === undefined ? { ok: true } : { ok: true, principal: outcome.principal };
+    const refused = fail(owner, outcome.error, request, operation);
+    return { ok: false, response: outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused };
+  }
+
+  /** Stage 3, the body: its policy from the headers (415/413), then read (408/413) and parsed once when the operation buffers it. */
+  async function readRequestBody(
+    owner: RoleInterface,
+    operation: RuntimeOperation,
+    request: IncomingRequest,
+    limit: number,
+  ): Promise<{ ok: true; rawBody?: Buffer; body?: unknown } | { ok: false; response: RoleResponse }> {
+    const refusal = admitBody(operation.body, request.headers, limit);
+    if (refusal) return { ok: false, response: fail(owner, refusal, request, operation) };
+    if (operation.body.mode !== 'buffer') return { ok: true };
+    let rawBody: Buffer | undefined;
+    try {
+      rawBody = await readBody(request.body, limit, { timers: options.timers ?? systemTimers, ms: options.bodyTimeoutMs ?? 30_000 });
+    } catch (error) {
+      if (error instanceof BodyTimeout) {
+        const timeout = portolanError('requestTimeout', `The request body did not arrive within ${error.timeoutMs} ms.`);
+        return { ok: false, response: fail(owner, timeout, request, operation) };
+      }
+      if (!(error instanceof BodyTooLarge)) throw error;
+      return { ok: false, response: fail(owner, tooLarge(limit), request, operation) };
+    }
+    // An operation that parses its body itself gets the bytes only (body-policy.ts `parsedBy`).
+    if (operation.body.parsedBy !== 'framework') return { ok: true, ...(rawBody ? { rawBody } : {}) };
+    const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
+    if (!parsed.ok) return { ok: false, response: fail(owner, parsed.error, request, operation) };
+    return { ok: true, ...(rawBody ? { rawBody } : {}), body: parsed.value };
+  }
+
+  /** Stage 5, the handler (501 when there is none): its response checked, its failure rendered in the interface's shape. */
+  async function runHandler(owner: RoleInterface, operation: RuntimeOperation, request: IncomingRequest, handlerRequest: HandlerRequest) {
+    const handler = owner.handlers[operation.operationId];
+    if (!handler) {
+      return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
+    }
+    let outcome: HandlerOutcome;
+    try {
+      outcome = await handler(handlerRequest);
+    } catch (error) {
+      return failed(owner, operation, request, error);
+    }
+    if (!isFailure(outcome)) return { ...checkedResponse(owner, operation, outcome), operationId: operation.operationId };
+    const refused = fail(owner, outcome.error, request, operation);
+    return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
+  }
+
+  /** One request through the stages: route -> authorize -> body -> validate -> handler. */
   async function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
     const { path, query: queryString } = splitTarget(request.url);
     // HEAD is served wherever GET is (RFC 9110 9.3.2): the same answer, whose body node:http leaves out.
     const match = routes.find(request.method, path) ?? (request.method === 'HEAD' ? routes.find('GET', path) : undefined);
-    if (!match) {
-      const served = routes.allowedMethods(path);
-      const allowed = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
-      // The path is not repeated: an answer never echoes the request.
-      if (allowed.length === 0) {
-        for (const owner of options.interfaces) {
-          const answer = owner.unrouted?.(path);
-          if (answer) return unroutedAnswer(owner, answer, request);
-        }
-        return fail(fallback, portolanError('notFound'), request);
-      }
-      const owner = byInterface.get(routes.find(served[0]!, path)!.operation.interfaceName) ?? fallback;
-      const response = fail(owner, portolanError('methodNotAllowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`), request);
-      return { ...response, headers: { ...response.headers, allow: allowed.join(', ') } };
-    }
+    if (!match) return unmatched(request, path);
     const { operation, params } = match;
     const owner = byInterface.get(operation.interfaceName)!;
     const cookies = operation.readsCookies ? parseCookies(request.headers.cookie) : EMPTY;
 
-    let principal: string | undefined;
-    if (!isOpen(operation.security)) {
-      let outcome;
-      try {
-        outcome = await authenticate(operation.security, owner.authenticators ?? {}, { headers: request.headers, cookies, remoteAddress: request.remoteAddress });
-      } catch (error) {
-        return failed(owner, operation, request, error);
-      }
-      if (!outcome.ok) {
-        const refused = fail(owner, outcome.error, request, operation);
-        return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
-      }
-      principal = outcome.principal;
-    }
+    const authorized = await authorize(owner, operation, request, cookies);
+    if (!authorized.ok) return authorized.response;
 
     // A streamed body is bounded only by its operation's own limit (the buffered limit is for bodies held in memory).
     const streamed = operation.body.mode === 'stream';
     const limit = handleOptions.bodyLimitBytes ?? operation.body.maxBytes ?? (streamed ? Infinity : options.bodyLimitBytes);
-    const refusal = admitBody(operation.body, request.headers, limit);
-    if (refusal) return fail(owner, refusal, request, operation);
-    let rawBody: Buffer | undefined;
-    let body: unknown;
-    if (operation.body.mode === 'buffer') {
-      try {
-        rawBody = await readBody(request.body, limit, { timers: options.timers ?? systemTimers, ms: options.bodyTimeoutMs ?? 30_000 });
-      } catch (error) {
-        if (error instanceof BodyTimeout) return fail(owner, portolanError('requestTimeout', `The request body did not arrive within ${error.timeoutMs} ms.`), request, operation);
-        if (!(error instanceof BodyTooLarge)) throw error;
-        return fail(owner, tooLarge(limit), request, operation);
-      }
-      // An operation that parses its body itself gets the bytes only (body-policy.ts `parsedBy`).
-      if (operation.body.parsedBy === 'framework') {
-        const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
-        if (!parsed.ok) return fail(owner, parsed.error, request, operation);
-        body = parsed.value;
-      }
-    }
+    const read = await readRequestBody(owner, operation, request, limit);
+    if (!read.ok) return read.response;
 
+    // Stage 4, validation with the compiled validators (path and query values coerced to their schema types).
     const query = parseQuery(queryString);
     for (const name of operation.arrayQueryParameters) {
       if (typeof query[name] === 'string') query[name] = [query[name]];
     }
-    const invalid = validate(operation, { path: params, query, header: request.headers, cookie: cookies, ...(body === undefined || Buffer.isBuffer(body) ? {} : { requestBody: body }) });
+    const body = read.body;
+    const invalid = validate(operation, {
+      path: params,
+      query,
+      header: request.headers,
+      cookie: cookies,
+      ...(body === undefined || Buffer.isBuffer(body) ? {} : { requestBody: body }),
+    });
     if (invalid) return fail(owner, invalid, request, operation);
 
-    const handler = owner.handlers[operation.operationId];
-    if (!handler) return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
-    const handlerRequest: HandlerRequest = {
+    return runHandler(owner, operation, request, {
       operationId: operation.operationId,
       role: options.role,
       method: request.method,
@@ -223,19 +294,12 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
         return operation.readsCookies ? cookies : parseCookies(request.headers.cookie);
       },
       body,
-      rawBody,
+      rawBody: read.rawBody,
       ...(streamed && request.body ? { bodyStream: limit === Infinity ? request.body : limitedStream(request.body, limit) } : {}),
-      ...(principal === undefined ? {} : { principal }),
+      ...(authorized.principal === undefined ? {} : { principal: authorized.principal }),
       ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
       requestId: request.requestId,
-    };
-    let response: HandlerResponse;
-    try {
-      response = await handler(handlerRequest);
-    } catch (error) {
-      return failed(owner, operation, request, error);
-    }
-    return { ...checkedResponse(owner, operation, response), operationId: operation.operationId };
+    });
   }
 
   return {
@@ -270,7 +334,11 @@ function validate(operation: RuntimeOperation, parameters: Record<string, unknow
   }
   if (errors.length === 0) return undefined;
   const problems = toProblems(errors);
-  return portolanError('invalidRequest', describeProblems(problems, Math.max(errors.length, problems.length)), problems.slice(0, MAX_PROBLEMS));
+  return portolanError(
+    'invalidRequest',
+    describeProblems(problems, Math.max(errors.length, problems.length)),
+    problems.slice(0, MAX_PROBLEMS),
+  );
 }
 
 /** The body as a stream that fails with BodyTooLarge once more than `limit` bytes have passed. */

@@ -28,8 +28,16 @@ export type RouteMatch<T = RuntimeOperation> = { operation: T; params: Record<st
  * `maxParamLength` (find-my-way's default: 100) is the longest path parameter that still matches:
  * the mocks raise it so an over-long parameter reaches the code that validates it against the spec.
  */
-export function createRouteTable<T extends Pick<OperationEntry, 'method' | 'path'> = RuntimeOperation>(operations: readonly T[], options: { maxParamLength?: number } = {}) {
-  const router = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, caseSensitive: true, ...(options.maxParamLength ? { maxParamLength: options.maxParamLength } : {}) });
+export function createRouteTable<T extends Pick<OperationEntry, 'method' | 'path'> = RuntimeOperation>(
+  operations: readonly T[],
+  options: { maxParamLength?: number } = {},
+) {
+  const router = FindMyWay({
+    ignoreTrailingSlash: false,
+    ignoreDuplicateSlashes: false,
+    caseSensitive: true,
+    ...(options.maxParamLength ? { maxParamLength: options.maxParamLength } : {}),
+  });
   const methods = new Set<string>();
   for (const operation of operations) {
     const method = operation.method.toUpperCase() as HTTPMethod;

@@ -6,7 +6,11 @@ const token = { name: 'vendorAuthToken', type: 'apiKey', in: 'header', parameter
 const requirements: SecurityRequirement[] = [[basicAuth], [token]];
 
 const authenticators = {
-  basicAuth: basicScheme(async (header) => header === 'Basic YWRtaW46cHc=', { missing: 'no credentials', wrong: 'wrong password', challenge: 'Basic realm="x"' }),
+  basicAuth: basicScheme(async (header) => header === 'Basic YWRtaW46cHc=', {
+    missing: 'no credentials',
+    wrong: 'wrong password',
+    challenge: 'Basic realm="x"',
+  }),
   vendorAuthToken: headerTokenScheme('X-Vendor-Auth-Token', async (value) => (value === 'GOOD' ? { username: 'admin' } : undefined), {
     missing: 'no credentials',
     invalid: 'token unknown or expired',

@@ -57,14 +57,19 @@ export function operationSecurity(document: Doc, operation: Record<string, unkno
 }
 
 /** True when the operation can be called without credentials (no requirement, or an empty one). */
-export const isOpen = (requirements: readonly SecurityRequirement[]) => requirements.length === 0 || requirements.some((r) => r.length === 0);
+export const isOpen = (requirements: readonly SecurityRequirement[]) =>
+  requirements.length === 0 || requirements.some((r) => r.length === 0);
 
 /**
  * Runs the requirements in order: the first alternative whose schemes all pass wins. When none does,
  * the answer is the first refusal of a credential the client did send (a wrong password, an expired
  * token), else the first failure of the first alternative (the spec lists the usual way first).
  */
-export async function authenticate(requirements: readonly SecurityRequirement[], authenticators: Authenticators, credentials: Credentials): Promise<AuthOutcome> {
+export async function authenticate(
+  requirements: readonly SecurityRequirement[],
+  authenticators: Authenticators,
+  credentials: Credentials,
+): Promise<AuthOutcome> {
   if (isOpen(requirements)) return { ok: true };
   let firstFailure: AuthOutcome | undefined;
   let firstPresented: AuthOutcome | undefined;
@@ -115,7 +120,12 @@ export function headerTokenScheme(
 ): Authenticator {
   const name = header.toLowerCase();
   const headers = refusal.challenge ? { 'www-authenticate': refusal.challenge } : undefined;
-  const refuse = (message: string, presented: boolean): AuthOutcome => ({ ok: false, error: { code: 'unauthorized', message }, presented, ...(headers ? { headers } : {}) });
+  const refuse = (message: string, presented: boolean): AuthOutcome => ({
+    ok: false,
+    error: { code: 'unauthorized', message },
+    presented,
+    ...(headers ? { headers } : {}),
+  });
   return async ({ headers: request }) => {
     const value = request[name];
     if (value === undefined || value === '') return refuse(refusal.missing, false);

@@ -25,7 +25,10 @@ function heldGzip() {
 /** Whether a promise has settled once everything queued so far has run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
-  void promise.then(() => (done = true), () => (done = true));
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return done;
 }
@@ -39,7 +42,9 @@ function get(base: string, target: string): Promise<{ status: number; encoding: 
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode!, encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
       res.on('error', reject);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 

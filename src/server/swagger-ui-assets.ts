@@ -67,7 +67,9 @@ export function createSwaggerUiAssets(options: SwaggerUiAssetsOptions = {}): Swa
     counts.reads++;
     const bytes = await readFile(join(dir, name));
     // PNG is compressed already.
-    return contentType === PNG ? representation(bytes, contentType, CACHE_FOREVER) : compressedRepresentation(bytes, contentType, CACHE_FOREVER, countedGzip);
+    return contentType === PNG
+      ? representation(bytes, contentType, CACHE_FOREVER)
+      : compressedRepresentation(bytes, contentType, CACHE_FOREVER, countedGzip);
   };
   return {
     get(name) {

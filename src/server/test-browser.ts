@@ -7,7 +7,16 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Why Chromium cannot run here (one line saying how to fix it), or undefined when it is installed. */
 export function chromiumMissing(): string | undefined {

@@ -21,7 +21,8 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined): P
     if (segments[0] !== undefined) segments[0] = PART_NAMES[segments[0]] ?? segments[0];
     const params: Record<string, unknown> = {};
     if (error.keyword === 'enum') params.allowedValues = (error.params as { allowedValues: unknown[] }).allowedValues;
-    if (error.keyword === 'required') params.missingProperty = bounded(String((error.params as { missingProperty: string }).missingProperty));
+    if (error.keyword === 'required')
+      params.missingProperty = bounded(String((error.params as { missingProperty: string }).missingProperty));
     // An unexpected property's name is request text (a password sent without its field name, say): it
     // is never repeated; the problem names the object that holds it.
     for (const limit of ['limit', 'format', 'type'] as const) {
@@ -42,7 +43,7 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined): P
 function describeProblem(problem: Problem): string {
   const where = problem.pointer === '' ? 'request' : problem.pointer.slice(1).split('/').map(unescapeSegment).join('.');
   const extra = problem.keyword === 'additionalProperties' ? ` (only the properties the spec lists are allowed)` : '';
-  const allowed = problem.keyword === 'enum' ? ` (${(problem.params?.allowedValues as unknown[]).join(', ')})` : '';
+  const allowed = problem.keyword === 'enum' ? ` (${((problem.params?.allowedValues as unknown[] | undefined) ?? []).join(', ')})` : '';
   return `${where} ${problem.message}${extra}${allowed}`;
 }
 

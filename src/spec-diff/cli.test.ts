@@ -21,7 +21,8 @@ paths:
 
 function repository(t: TapTest) {
   const dir = t.testdir({});
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
   git('init', '-q');
   mkdirSync(join(dir, 'specs'));
   writeFileSync(join(dir, 'specs/mapping.yaml'), spec('1.0.0', 'name: {type: string}, date: {type: string}'));
@@ -42,8 +43,13 @@ t.test('a breaking change without a major bump exits 1 naming the spec, the chan
   writeFileSync(join(dir, 'specs/mapping.yaml'), spec('1.1.0', 'name: {type: string}'));
   const { code, out, err } = await run(['HEAD'], dir);
   t.equal(code, 1);
-  t.same(err, ['specs/mapping.yaml: 1 breaking change(s) (property-removed) without a major version bump (info.version 1.1.0): bump info.version to 2.0.0']);
-  t.match(out, 'breaking /paths/~1api~1charts~1{chartId}/get/responses/200/content/application~1json/schema/properties/date: response field date removed');
+  t.same(err, [
+    'specs/mapping.yaml: 1 breaking change(s) (property-removed) without a major version bump (info.version 1.1.0): bump info.version to 2.0.0',
+  ]);
+  t.match(
+    out,
+    'breaking /paths/~1api~1charts~1{chartId}/get/responses/200/content/application~1json/schema/properties/date: response field date removed',
+  );
 });
 
 t.test('the same change with a major bump exits 0 and still lists it', async (t) => {
@@ -61,7 +67,10 @@ t.test('a non-breaking change exits 0; --json gives the classified changes', asy
   const { code, out } = await run(['HEAD', '--json'], dir);
   t.equal(code, 0);
   const report = JSON.parse(out) as { specs: { spec: string; breaking: unknown[]; nonBreaking: { kind: string; breaking: boolean }[] }[] };
-  t.same(report.specs.map((s) => [s.spec, s.breaking.length, s.nonBreaking.map((c) => c.kind)]), [['mapping', 0, ['property-added']]]);
+  t.same(
+    report.specs.map((s) => [s.spec, s.breaking.length, s.nonBreaking.map((c) => c.kind)]),
+    [['mapping', 0, ['property-added']]],
+  );
 });
 
 t.test('usage errors exit 2 with one line', async (t) => {
@@ -86,12 +95,16 @@ t.test('a spec deleted from the working tree is every operation removed', async 
   rmSync(join(dir, 'specs/mapping.yaml'));
   const { code, err } = await run(['HEAD'], dir);
   t.equal(code, 1);
-  t.match(err[0], /^specs\/mapping\.yaml: 1 breaking change\(s\) \(operation-removed\) without a major version bump .*bump info.version to 2\.0\.0$/);
+  t.match(
+    err[0],
+    /^specs\/mapping\.yaml: 1 breaking change\(s\) \(operation-removed\) without a major version bump .*bump info.version to 2\.0\.0$/,
+  );
 });
 
 t.test('a repository without specs compares nothing: exit 2 with one line, not a silent success', async (t) => {
   const dir = t.testdir({ 'README.md': 'not the project\n' });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
   git('init', '-q');
   git('add', '.');
   git('commit', '-q', '-m', 'other');
@@ -134,5 +147,8 @@ t.test('a spec with an external $ref is refused with one line naming the spec an
   t.equal(code, 2);
   t.equal(out, '');
   t.equal(err.length, 1);
-  t.match(err[0], /^spec-diff: specs\/mapping\.yaml: cannot compare with [0-9a-f]{40}: in the working tree: external \$ref 'thing\.yaml#\/Thing' at \/paths\/.*\/properties\/name: /);
+  t.match(
+    err[0],
+    /^spec-diff: specs\/mapping\.yaml: cannot compare with [0-9a-f]{40}: in the working tree: external \$ref 'thing\.yaml#\/Thing' at \/paths\/.*\/properties\/name: /,
+  );
 });

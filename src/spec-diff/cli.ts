@@ -8,7 +8,12 @@ import { repositoryRoot, resolveCommit } from './git.ts';
 import { describeFailure } from './verdict.ts';
 
 /** Where the command writes: one line per call, without its newline. */
-export type SpecDiffIo = { stdout: (s: string) => void; stderr: (s: string) => void; env: Record<string, string | undefined>; cwd?: string };
+export type SpecDiffIo = {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: Record<string, string | undefined>;
+  cwd?: string;
+};
 
 const USAGE = 'usage: portolan spec-diff <git-ref> [--spec <name>] [--json]';
 const NAMES: readonly string[] = INTERFACES.map((i) => i.name);
@@ -21,14 +26,21 @@ const NAMES: readonly string[] = INTERFACES.map((i) => i.name);
 export async function runSpecDiffCommand(argv: string[], io: SpecDiffIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { spec: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { spec: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     io.stderr(`spec-diff: ${(error as Error).message.split('\n')[0]} (${USAGE})`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    io.stdout(`${USAGE}\n  compares specs/*.yaml at <git-ref> with the working tree; exit 1 when a breaking change lacks a major info.version bump`);
+    io.stdout(
+      `${USAGE}\n  compares specs/*.yaml at <git-ref> with the working tree; exit 1 when a breaking change lacks a major info.version bump`,
+    );
     return 0;
   }
   if (positionals.length !== 1) {
@@ -66,7 +78,9 @@ export async function runSpecDiffCommand(argv: string[], io: SpecDiffIo): Promis
   } else {
     for (const name of added) io.stdout(`specs/${name}.yaml: new since ${ref}, nothing to compare`);
     for (const v of verdicts) {
-      io.stdout(`specs/${v.spec}.yaml (${v.version.before} -> ${v.version.after}): ${v.breaking.length} breaking, ${v.nonBreaking.length} non-breaking`);
+      io.stdout(
+        `specs/${v.spec}.yaml (${v.version.before} -> ${v.version.after}): ${v.breaking.length} breaking, ${v.nonBreaking.length} non-breaking`,
+      );
       for (const c of v.breaking) io.stdout(`  breaking ${formatChange(c)}`);
       for (const c of v.nonBreaking) io.stdout(`  non-breaking ${formatChange(c)}`);
     }

@@ -40,14 +40,19 @@ export async function compareSpecs(root: string, commit: string, names: readonly
       continue;
     }
     // A spec deleted from the working tree removes every operation it had.
-    const { version, changes } = await diffSpecs(before, after ?? DELETED(name), { before: `at ${commit.slice(0, 12)}`, after: 'in the working tree' }).catch((error: Error) => {
+    const { version, changes } = await diffSpecs(before, after ?? DELETED(name), {
+      before: `at ${commit.slice(0, 12)}`,
+      after: 'in the working tree',
+    }).catch((error: Error) => {
       throw new Error(`${file}: cannot compare with ${commit}: ${error.message.split('\n')[0]}`);
     });
     verdicts.push(judge(name, version, changes));
   }
   if (verdicts.length === 0 && added.length === 0) {
     const which = names.length === 1 ? `specs/${names[0]}.yaml is` : `none of specs/{${names.join(',')}}.yaml is`;
-    throw new Error(`nothing compared: ${which} at ${commit.slice(0, 12)} or in the working tree ${root} (run it from the project's clone)`);
+    throw new Error(
+      `nothing compared: ${which} at ${commit.slice(0, 12)} or in the working tree ${root} (run it from the project's clone)`,
+    );
   }
   return { verdicts, added };
 }

@@ -5,17 +5,42 @@ import { join } from 'node:path';
 import { diffSpecs } from './load.ts';
 
 type Obj = Record<string, unknown>;
-const doc = (paths: Obj, schemas: Obj = {}, extra: Obj = {}) => ({ openapi: '3.1.0', info: { title: 't', version: '1.0.0' }, paths, components: { schemas }, ...extra });
+const doc = (paths: Obj, schemas: Obj = {}, extra: Obj = {}) => ({
+  openapi: '3.1.0',
+  info: { title: 't', version: '1.0.0' },
+  paths,
+  components: { schemas },
+  ...extra,
+});
 const json = (schema: Obj) => ({ content: { 'application/json': { schema } } });
 /** GET /things/{id} answering 200 with `schema`. */
 const getThing = (schema: Obj, extra: Obj = {}) => ({
-  '/things/{id}': { get: { operationId: 'getThing', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok', ...json(schema) } }, ...extra } },
+  '/things/{id}': {
+    get: {
+      operationId: 'getThing',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { '200': { description: 'ok', ...json(schema) } },
+      ...extra,
+    },
+  },
 });
 /** POST /things taking `schema` and answering 201. */
 const postThing = (schema: Obj, extra: Obj = {}) => ({
-  '/things': { post: { operationId: 'createThing', requestBody: { required: true, ...json(schema) }, responses: { '201': { description: 'created' } }, ...extra } },
+  '/things': {
+    post: {
+      operationId: 'createThing',
+      requestBody: { required: true, ...json(schema) },
+      responses: { '201': { description: 'created' } },
+      ...extra,
+    },
+  },
 });
-const obj = (properties: Obj, required: string[] = [], more: Obj = {}) => ({ type: 'object', properties, ...(required.length ? { required } : {}), ...more });
+const obj = (properties: Obj, required: string[] = [], more: Obj = {}) => ({
+  type: 'object',
+  properties,
+  ...(required.length ? { required } : {}),
+  ...more,
+});
 const REQ = '/paths/~1things/post/requestBody/content/application~1json/schema';
 const RES = '/paths/~1things~1{id}/get/responses/200/content/application~1json/schema';
 const str = { type: 'string' };
@@ -23,48 +48,178 @@ const str = { type: 'string' };
 type Row = { name: string; before: Obj; after: Obj; expect: [kind: string, breaking: boolean, location: string][] };
 
 const rows: Row[] = [
-  { name: 'a removed operation is breaking', before: { ...getThing(obj({})), ...postThing(obj({})) }, after: getThing(obj({})), expect: [['operation-removed', true, '/paths/~1things/post']] },
-  { name: 'an added operation is not', before: getThing(obj({})), after: { ...getThing(obj({})), ...postThing(obj({})) }, expect: [['operation-added', false, '/paths/~1things/post']] },
-  { name: 'a renamed operationId is breaking', before: getThing(obj({})), after: getThing(obj({}), { operationId: 'readThing' }), expect: [['operation-id-changed', true, '/paths/~1things~1{id}/get']] },
+  {
+    name: 'a removed operation is breaking',
+    before: { ...getThing(obj({})), ...postThing(obj({})) },
+    after: getThing(obj({})),
+    expect: [['operation-removed', true, '/paths/~1things/post']],
+  },
+  {
+    name: 'an added operation is not',
+    before: getThing(obj({})),
+    after: { ...getThing(obj({})), ...postThing(obj({})) },
+    expect: [['operation-added', false, '/paths/~1things/post']],
+  },
+  {
+    name: 'a renamed operationId is breaking',
+    before: getThing(obj({})),
+    after: getThing(obj({}), { operationId: 'readThing' }),
+    expect: [['operation-id-changed', true, '/paths/~1things~1{id}/get']],
+  },
   {
     name: 'a path parameter renamed only is not a removal',
     before: getThing(obj({})),
-    after: { '/things/{thingId}': { get: { operationId: 'getThing', parameters: [{ name: 'thingId', in: 'path', required: true, schema: str }], responses: { '200': { description: 'ok', ...json(obj({})) } } } } },
+    after: {
+      '/things/{thingId}': {
+        get: {
+          operationId: 'getThing',
+          parameters: [{ name: 'thingId', in: 'path', required: true, schema: str }],
+          responses: { '200': { description: 'ok', ...json(obj({})) } },
+        },
+      },
+    },
     expect: [['path-parameter-renamed', false, '/paths/~1things~1{thingId}/get/parameters/thingId']],
   },
-  { name: 'a removed response status is breaking', before: getThing(obj({}), { responses: { '200': { description: 'ok' }, '404': { description: 'no' } } }), after: getThing(obj({}), { responses: { '200': { description: 'ok' } } }), expect: [['response-status-removed', true, '/paths/~1things~1{id}/get/responses/404']] },
-  { name: 'a new response status is not', before: getThing(obj({}), { responses: { '200': { description: 'ok' } } }), after: getThing(obj({}), { responses: { '200': { description: 'ok' }, '404': { description: 'no' } } }), expect: [['response-status-added', false, '/paths/~1things~1{id}/get/responses/404']] },
-  { name: 'a removed response field is breaking', before: getThing(obj({ a: str, b: str })), after: getThing(obj({ a: str })), expect: [['property-removed', true, `${RES}/properties/b`]] },
-  { name: 'an added response field is not', before: getThing(obj({ a: str })), after: getThing(obj({ a: str, b: str })), expect: [['property-added', false, `${RES}/properties/b`]] },
-  { name: 'a required response field becoming optional is breaking', before: getThing(obj({ a: str }, ['a'])), after: getThing(obj({ a: str })), expect: [['property-became-optional', true, `${RES}/properties/a`]] },
-  { name: 'a widened response enum is breaking', before: getThing(obj({ s: { type: 'string', enum: ['on'] } })), after: getThing(obj({ s: { type: 'string', enum: ['on', 'off'] } })), expect: [['enum-widened', true, `${RES}/properties/s`]] },
-  { name: 'a widened request enum is not', before: postThing(obj({ s: { type: 'string', enum: ['on'] } })), after: postThing(obj({ s: { type: 'string', enum: ['on', 'off'] } })), expect: [['enum-widened', false, `${REQ}/properties/s`]] },
-  { name: 'a narrowed request enum is breaking', before: postThing(obj({ s: { type: 'string', enum: ['on', 'off'] } })), after: postThing(obj({ s: { type: 'string', enum: ['on'] } })), expect: [['enum-narrowed', true, `${REQ}/properties/s`]] },
-  { name: 'a new required request field is breaking', before: postThing(obj({ a: str })), after: postThing(obj({ a: str, b: str }, ['b'])), expect: [['property-added', true, `${REQ}/properties/b`]] },
-  { name: 'a new optional request field is not', before: postThing(obj({ a: str })), after: postThing(obj({ a: str, b: str })), expect: [['property-added', false, `${REQ}/properties/b`]] },
-  { name: 'an optional request field becoming required is breaking', before: postThing(obj({ a: str })), after: postThing(obj({ a: str }, ['a'])), expect: [['property-became-required', true, `${REQ}/properties/a`]] },
-  { name: 'a removed request field is breaking', before: postThing(obj({ a: str, b: str })), after: postThing(obj({ a: str })), expect: [['property-removed', true, `${REQ}/properties/b`]] },
-  { name: 'a changed type is breaking in a response', before: getThing(obj({ n: { type: 'integer' } })), after: getThing(obj({ n: str })), expect: [['type-changed', true, `${RES}/properties/n`]] },
-  { name: 'a changed type is breaking in a request, even a widening one', before: postThing(obj({ n: { type: 'integer' } })), after: postThing(obj({ n: { type: 'number' } })), expect: [['type-changed', true, `${REQ}/properties/n`]] },
+  {
+    name: 'a removed response status is breaking',
+    before: getThing(obj({}), { responses: { '200': { description: 'ok' }, '404': { description: 'no' } } }),
+    after: getThing(obj({}), { responses: { '200': { description: 'ok' } } }),
+    expect: [['response-status-removed', true, '/paths/~1things~1{id}/get/responses/404']],
+  },
+  {
+    name: 'a new response status is not',
+    before: getThing(obj({}), { responses: { '200': { description: 'ok' } } }),
+    after: getThing(obj({}), { responses: { '200': { description: 'ok' }, '404': { description: 'no' } } }),
+    expect: [['response-status-added', false, '/paths/~1things~1{id}/get/responses/404']],
+  },
+  {
+    name: 'a removed response field is breaking',
+    before: getThing(obj({ a: str, b: str })),
+    after: getThing(obj({ a: str })),
+    expect: [['property-removed', true, `${RES}/properties/b`]],
+  },
+  {
+    name: 'an added response field is not',
+    before: getThing(obj({ a: str })),
+    after: getThing(obj({ a: str, b: str })),
+    expect: [['property-added', false, `${RES}/properties/b`]],
+  },
+  {
+    name: 'a required response field becoming optional is breaking',
+    before: getThing(obj({ a: str }, ['a'])),
+    after: getThing(obj({ a: str })),
+    expect: [['property-became-optional', true, `${RES}/properties/a`]],
+  },
+  {
+    name: 'a widened response enum is breaking',
+    before: getThing(obj({ s: { type: 'string', enum: ['on'] } })),
+    after: getThing(obj({ s: { type: 'string', enum: ['on', 'off'] } })),
+    expect: [['enum-widened', true, `${RES}/properties/s`]],
+  },
+  {
+    name: 'a widened request enum is not',
+    before: postThing(obj({ s: { type: 'string', enum: ['on'] } })),
+    after: postThing(obj({ s: { type: 'string', enum: ['on', 'off'] } })),
+    expect: [['enum-widened', false, `${REQ}/properties/s`]],
+  },
+  {
+    name: 'a narrowed request enum is breaking',
+    before: postThing(obj({ s: { type: 'string', enum: ['on', 'off'] } })),
+    after: postThing(obj({ s: { type: 'string', enum: ['on'] } })),
+    expect: [['enum-narrowed', true, `${REQ}/properties/s`]],
+  },
+  {
+    name: 'a new required request field is breaking',
+    before: postThing(obj({ a: str })),
+    after: postThing(obj({ a: str, b: str }, ['b'])),
+    expect: [['property-added', true, `${REQ}/properties/b`]],
+  },
+  {
+    name: 'a new optional request field is not',
+    before: postThing(obj({ a: str })),
+    after: postThing(obj({ a: str, b: str })),
+    expect: [['property-added', false, `${REQ}/properties/b`]],
+  },
+  {
+    name: 'an optional request field becoming required is breaking',
+    before: postThing(obj({ a: str })),
+    after: postThing(obj({ a: str }, ['a'])),
+    expect: [['property-became-required', true, `${REQ}/properties/a`]],
+  },
+  {
+    name: 'a removed request field is breaking',
+    before: postThing(obj({ a: str, b: str })),
+    after: postThing(obj({ a: str })),
+    expect: [['property-removed', true, `${REQ}/properties/b`]],
+  },
+  {
+    name: 'a changed type is breaking in a response',
+    before: getThing(obj({ n: { type: 'integer' } })),
+    after: getThing(obj({ n: str })),
+    expect: [['type-changed', true, `${RES}/properties/n`]],
+  },
+  {
+    name: 'a changed type is breaking in a request, even a widening one',
+    before: postThing(obj({ n: { type: 'integer' } })),
+    after: postThing(obj({ n: { type: 'number' } })),
+    expect: [['type-changed', true, `${REQ}/properties/n`]],
+  },
   {
     name: 'a lowered maxLength and a new pattern on a request are breaking; a raised maxLength is not',
     before: postThing(obj({ a: { type: 'string', maxLength: 10 }, b: { type: 'string', maxLength: 10 } })),
     after: postThing(obj({ a: { type: 'string', maxLength: 5, pattern: '^x' }, b: { type: 'string', maxLength: 20 } })),
-    expect: [['constraint-narrowed', true, `${REQ}/properties/a`], ['constraint-narrowed', true, `${REQ}/properties/a`], ['constraint-widened', false, `${REQ}/properties/b`]],
+    expect: [
+      ['constraint-narrowed', true, `${REQ}/properties/a`],
+      ['constraint-narrowed', true, `${REQ}/properties/a`],
+      ['constraint-widened', false, `${REQ}/properties/b`],
+    ],
   },
-  { name: 'a lowered request maximum is breaking', before: postThing(obj({ n: { type: 'integer', maximum: 100 } })), after: postThing(obj({ n: { type: 'integer', maximum: 10 } })), expect: [['constraint-narrowed', true, `${REQ}/properties/n`]] },
+  {
+    name: 'a lowered request maximum is breaking',
+    before: postThing(obj({ n: { type: 'integer', maximum: 100 } })),
+    after: postThing(obj({ n: { type: 'integer', maximum: 10 } })),
+    expect: [['constraint-narrowed', true, `${REQ}/properties/n`]],
+  },
   {
     name: 'a removed response media type is breaking, an added one is not',
-    before: getThing(obj({}), { responses: { '200': { description: 'ok', content: { 'application/json': { schema: obj({}) }, 'text/csv': { schema: str } } } } }),
-    after: getThing(obj({}), { responses: { '200': { description: 'ok', content: { 'application/json': { schema: obj({}) }, 'application/xml': { schema: obj({}) } } } } }),
-    expect: [['response-media-type-removed', true, '/paths/~1things~1{id}/get/responses/200/content/text~1csv'], ['response-media-type-added', false, '/paths/~1things~1{id}/get/responses/200/content/application~1xml']],
+    before: getThing(obj({}), {
+      responses: { '200': { description: 'ok', content: { 'application/json': { schema: obj({}) }, 'text/csv': { schema: str } } } },
+    }),
+    after: getThing(obj({}), {
+      responses: {
+        '200': { description: 'ok', content: { 'application/json': { schema: obj({}) }, 'application/xml': { schema: obj({}) } } },
+      },
+    }),
+    expect: [
+      ['response-media-type-removed', true, '/paths/~1things~1{id}/get/responses/200/content/text~1csv'],
+      ['response-media-type-added', false, '/paths/~1things~1{id}/get/responses/200/content/application~1xml'],
+    ],
   },
-  { name: 'a removed request media type is breaking', before: postThing(obj({}), { requestBody: { required: true, content: { 'application/json': { schema: obj({}) }, 'application/x-www-form-urlencoded': { schema: obj({}) } } } }), after: postThing(obj({})), expect: [['request-media-type-removed', true, '/paths/~1things/post/requestBody/content/application~1x-www-form-urlencoded']] },
+  {
+    name: 'a removed request media type is breaking',
+    before: postThing(obj({}), {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: obj({}) }, 'application/x-www-form-urlencoded': { schema: obj({}) } },
+      },
+    }),
+    after: postThing(obj({})),
+    expect: [['request-media-type-removed', true, '/paths/~1things/post/requestBody/content/application~1x-www-form-urlencoded']],
+  },
   {
     name: 'a new required query parameter is breaking, a new optional one is not',
     before: getThing(obj({})),
-    after: getThing(obj({}), { parameters: [{ name: 'id', in: 'path', required: true, schema: str }, { name: 'a', in: 'query', required: true, schema: str }, { name: 'b', in: 'query', schema: str }] }),
-    expect: [['parameter-added', true, '/paths/~1things~1{id}/get/parameters/a'], ['parameter-added', false, '/paths/~1things~1{id}/get/parameters/b']],
+    after: getThing(obj({}), {
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: str },
+        { name: 'a', in: 'query', required: true, schema: str },
+        { name: 'b', in: 'query', schema: str },
+      ],
+    }),
+    expect: [
+      ['parameter-added', true, '/paths/~1things~1{id}/get/parameters/a'],
+      ['parameter-added', false, '/paths/~1things~1{id}/get/parameters/b'],
+    ],
   },
   {
     name: 'a security requirement added to an alternative is breaking',
@@ -72,24 +227,60 @@ const rows: Row[] = [
     after: getThing(obj({}), { security: [{ basic: [], token: [] }] }),
     expect: [['security-requirement-added', true, '/paths/~1things~1{id}/get/security']],
   },
-  { name: 'an anonymous operation that now asks credentials is breaking', before: getThing(obj({}), { security: [] }), after: getThing(obj({}), { security: [{ basic: [] }] }), expect: [['security-requirement-added', true, '/paths/~1things~1{id}/get/security']] },
+  {
+    name: 'an anonymous operation that now asks credentials is breaking',
+    before: getThing(obj({}), { security: [] }),
+    after: getThing(obj({}), { security: [{ basic: [] }] }),
+    expect: [['security-requirement-added', true, '/paths/~1things~1{id}/get/security']],
+  },
   {
     name: 'a $ref-ed schema changed in one place is reported at every operation that uses it',
     before: { ...getThing({ $ref: '#/components/schemas/Thing' }), ...postThing({ $ref: '#/components/schemas/Thing' }) },
     after: { ...getThing({ $ref: '#/components/schemas/Thing' }), ...postThing({ $ref: '#/components/schemas/Thing' }) },
-    expect: [['property-removed', true, `${RES}/properties/b`], ['property-removed', true, `${REQ}/properties/b`]],
+    expect: [
+      ['property-removed', true, `${RES}/properties/b`],
+      ['property-removed', true, `${REQ}/properties/b`],
+    ],
   },
   {
     name: 'inline properties moved into allOf of a $ref-ed base change nothing; a field dropped from the base is breaking',
     before: getThing(obj({ a: str, b: str }, ['a'])),
     after: getThing({ allOf: [{ $ref: '#/components/schemas/Base' }, obj({ c: str })] }),
-    expect: [['property-removed', true, `${RES}/properties/b`], ['property-added', false, `${RES}/properties/c`]],
+    expect: [
+      ['property-removed', true, `${RES}/properties/b`],
+      ['property-added', false, `${RES}/properties/c`],
+    ],
   },
-  { name: 'nullable: true and a type array with null are the same type', before: getThing(obj({ a: { type: 'string', nullable: true } })), after: getThing(obj({ a: { type: ['string', 'null'] } })), expect: [] },
-  { name: 'a response field that may now be null is breaking', before: getThing(obj({ a: str })), after: getThing(obj({ a: { type: ['string', 'null'] } })), expect: [['null-allowed', true, `${RES}/properties/a`]] },
-  { name: 'a request field that now accepts null is not', before: postThing(obj({ a: str })), after: postThing(obj({ a: { type: ['string', 'null'] } })), expect: [['null-allowed', false, `${REQ}/properties/a`]] },
-  { name: 'description and example changes are not breaking', before: getThing(obj({ a: { type: 'string', description: 'x' } })), after: getThing(obj({ a: { type: 'string', description: 'y', examples: ['z'] } })), expect: [['description-changed', false, `${RES}/properties/a`]] },
-  { name: 'a new security alternative is not breaking', before: getThing(obj({}), { security: [{ basic: [] }] }), after: getThing(obj({}), { security: [{ basic: [] }, { token: [] }] }), expect: [['security-alternative-added', false, '/paths/~1things~1{id}/get/security']] },
+  {
+    name: 'nullable: true and a type array with null are the same type',
+    before: getThing(obj({ a: { type: 'string', nullable: true } })),
+    after: getThing(obj({ a: { type: ['string', 'null'] } })),
+    expect: [],
+  },
+  {
+    name: 'a response field that may now be null is breaking',
+    before: getThing(obj({ a: str })),
+    after: getThing(obj({ a: { type: ['string', 'null'] } })),
+    expect: [['null-allowed', true, `${RES}/properties/a`]],
+  },
+  {
+    name: 'a request field that now accepts null is not',
+    before: postThing(obj({ a: str })),
+    after: postThing(obj({ a: { type: ['string', 'null'] } })),
+    expect: [['null-allowed', false, `${REQ}/properties/a`]],
+  },
+  {
+    name: 'description and example changes are not breaking',
+    before: getThing(obj({ a: { type: 'string', description: 'x' } })),
+    after: getThing(obj({ a: { type: 'string', description: 'y', examples: ['z'] } })),
+    expect: [['description-changed', false, `${RES}/properties/a`]],
+  },
+  {
+    name: 'a new security alternative is not breaking',
+    before: getThing(obj({}), { security: [{ basic: [] }] }),
+    after: getThing(obj({}), { security: [{ basic: [] }, { token: [] }] }),
+    expect: [['security-alternative-added', false, '/paths/~1things~1{id}/get/security']],
+  },
   {
     name: 'oneOf variants in another order are the same response',
     before: getThing({ oneOf: [obj({ a: str }, ['a']), obj({ n: { type: 'integer' } }), str] }),
@@ -131,15 +322,27 @@ for (const row of rows) {
     const before = 'openapi' in row.before ? row.before : doc(row.before);
     const after = 'openapi' in row.after ? row.after : doc(row.after);
     const { changes } = await diffSpecs(before, after);
-    t.same(changes.map((c) => [c.kind, c.breaking, c.location]), row.expect);
-    t.ok(changes.every((c) => c.message.length > 0 && !c.message.includes('\n')), 'every change is one plain line');
+    t.same(
+      changes.map((c) => [c.kind, c.breaking, c.location]),
+      row.expect,
+    );
+    t.ok(
+      changes.every((c) => c.message.length > 0 && !c.message.includes('\n')),
+      'every change is one plain line',
+    );
   });
 }
 
 t.test('a recursive schema is compared without looping', async (t) => {
   const node = (extra: Obj) => ({ Node: obj({ child: { $ref: '#/components/schemas/Node' }, ...extra }) });
-  const { changes } = await diffSpecs(doc(getThing({ $ref: '#/components/schemas/Node' }), node({ a: str })), doc(getThing({ $ref: '#/components/schemas/Node' }), node({})));
-  t.ok(changes.some((c) => c.kind === 'property-removed' && c.location === `${RES}/properties/a`), 'the removed field is found');
+  const { changes } = await diffSpecs(
+    doc(getThing({ $ref: '#/components/schemas/Node' }), node({ a: str })),
+    doc(getThing({ $ref: '#/components/schemas/Node' }), node({})),
+  );
+  t.ok(
+    changes.some((c) => c.kind === 'property-removed' && c.location === `${RES}/properties/a`),
+    'the removed field is found',
+  );
 });
 
 t.test('YAML text is read and its version reported', async (t) => {
@@ -151,9 +354,14 @@ t.test('an external $ref is refused in one line naming it and where it is, never
   // Followed, this file ref would be read (swagger-parser reads file refs relative to the cwd, whatever commit the text is from).
   const dir = t.testdir({ 'thing.yaml': 'Thing: {type: object, properties: {a: {type: string}}}\n' });
   const fileRef = `${join(dir, 'thing.yaml')}#/Thing`;
-  await t.rejects(diffSpecs(doc(getThing(obj({ a: str }))), doc(getThing({ $ref: fileRef })), { before: 'at abc', after: 'in the working tree' }), {
-    message: `in the working tree: external $ref '${fileRef}' at ${RES}: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)`,
-  });
+  await t.rejects(
+    diffSpecs(doc(getThing(obj({ a: str }))), doc(getThing({ $ref: fileRef })), { before: 'at abc', after: 'in the working tree' }),
+    {
+      message: `in the working tree: external $ref '${fileRef}' at ${RES}: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)`,
+    },
+  );
   const httpRef = 'https://example.com/thing.yaml';
-  await t.rejects(diffSpecs(doc({}, { Thing: { $ref: httpRef } }), doc({})), { message: `(before): external $ref '${httpRef}' at /components/schemas/Thing: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)` });
+  await t.rejects(diffSpecs(doc({}, { Thing: { $ref: httpRef } }), doc({})), {
+    message: `(before): external $ref '${httpRef}' at /components/schemas/Thing: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)`,
+  });
 });

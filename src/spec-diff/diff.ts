@@ -60,7 +60,13 @@ export function diffDocuments(before: unknown, after: unknown): Change[] {
     else diffOperation(old, now, log);
   }
   for (const [key, now] of newOps) {
-    if (!oldOps.has(key)) log.add('operation-added', false, now.pointer, `operation ${now.method.toUpperCase()} ${now.path} (${String(now.op.operationId)}) added`);
+    if (!oldOps.has(key))
+      log.add(
+        'operation-added',
+        false,
+        now.pointer,
+        `operation ${now.method.toUpperCase()} ${now.path} (${String(now.op.operationId)}) added`,
+      );
   }
   return log.changes;
 }
@@ -68,11 +74,24 @@ export function diffDocuments(before: unknown, after: unknown): Change[] {
 function diffOperation(old: Operation, now: Operation, log: ChangeLog): void {
   const where = now.pointer;
   if (old.op.operationId !== now.op.operationId) {
-    log.add('operation-id-changed', true, where, `operationId changed from ${String(old.op.operationId)} to ${String(now.op.operationId)} (the SDK function is renamed)`);
+    log.add(
+      'operation-id-changed',
+      true,
+      where,
+      `operationId changed from ${String(old.op.operationId)} to ${String(now.op.operationId)} (the SDK function is renamed)`,
+    );
   }
-  if (old.op.description !== now.op.description || old.op.summary !== now.op.summary) log.add('description-changed', false, where, 'operation description or summary changed');
+  if (old.op.description !== now.op.description || old.op.summary !== now.op.summary)
+    log.add('description-changed', false, where, 'operation description or summary changed');
   diffParameters(old, now, log);
-  diffRequestBody(obj(old.op.requestBody), obj(now.op.requestBody), 'requestBody' in old.op, 'requestBody' in now.op, at(where, 'requestBody'), log);
+  diffRequestBody(
+    obj(old.op.requestBody),
+    obj(now.op.requestBody),
+    'requestBody' in old.op,
+    'requestBody' in now.op,
+    at(where, 'requestBody'),
+    log,
+  );
   diffResponses(obj(old.op.responses), obj(now.op.responses), at(where, 'responses'), log);
   diffSecurity(old.security, now.security, at(where, 'security'), log);
 }
@@ -87,7 +106,13 @@ function diffParameters(old: Operation, now: Operation, log: ChangeLog): void {
       continue;
     }
     const loc = at(where, String(q.name));
-    if (p.name !== q.name) log.add('path-parameter-renamed', false, loc, `path parameter ${String(p.name)} renamed to ${String(q.name)} (same position, same URL)`);
+    if (p.name !== q.name)
+      log.add(
+        'path-parameter-renamed',
+        false,
+        loc,
+        `path parameter ${String(p.name)} renamed to ${String(q.name)} (same position, same URL)`,
+      );
     if (p.required !== true && q.required === true) log.add('parameter-became-required', true, loc, `${label} became required`);
     if (p.required === true && q.required !== true) log.add('parameter-became-optional', false, loc, `${label} became optional`);
     if (p.description !== q.description) log.add('description-changed', false, loc, `${label} description changed`);
@@ -96,13 +121,24 @@ function diffParameters(old: Operation, now: Operation, log: ChangeLog): void {
   for (const [key, q] of now.params) {
     if (old.params.has(key)) continue;
     const required = q.required === true;
-    log.add('parameter-added', required, at(where, String(q.name)), `${required ? 'required' : 'optional'} ${String(q.in)} parameter ${String(q.name)} added`);
+    log.add(
+      'parameter-added',
+      required,
+      at(where, String(q.name)),
+      `${required ? 'required' : 'optional'} ${String(q.in)} parameter ${String(q.name)} added`,
+    );
   }
 }
 
 function diffRequestBody(old: Obj, now: Obj, hadBody: boolean, hasBody: boolean, where: string, log: ChangeLog): void {
-  if (hadBody && !hasBody) return log.add('request-body-removed', true, where, 'request body removed: the server no longer accepts one');
-  if (!hadBody && hasBody) return log.add('request-body-added', now.required === true, where, `${now.required === true ? 'required' : 'optional'} request body added`);
+  if (hadBody && !hasBody) {
+    log.add('request-body-removed', true, where, 'request body removed: the server no longer accepts one');
+    return;
+  }
+  if (!hadBody && hasBody) {
+    log.add('request-body-added', now.required === true, where, `${now.required === true ? 'required' : 'optional'} request body added`);
+    return;
+  }
   if (!hadBody) return;
   if (old.required !== true && now.required === true) log.add('request-body-became-required', true, where, 'request body became required');
   if (old.required === true && now.required !== true) log.add('request-body-became-optional', false, where, 'request body became optional');
@@ -120,7 +156,8 @@ function diffRequestBody(old: Obj, now: Obj, hadBody: boolean, hasBody: boolean,
 
 function diffMedia(old: Obj, now: Obj, direction: 'request' | 'response', where: string, log: ChangeLog): void {
   diffSchema(old.schema, now.schema, direction, at(where, 'schema'), log);
-  if (JSON.stringify(old.examples ?? old.example) !== JSON.stringify(now.examples ?? now.example)) log.add('examples-changed', false, where, 'examples changed');
+  if (JSON.stringify(old.examples ?? old.example) !== JSON.stringify(now.examples ?? now.example))
+    log.add('examples-changed', false, where, 'examples changed');
 }
 
 function diffResponses(old: Obj, now: Obj, where: string, log: ChangeLog): void {
@@ -134,11 +171,13 @@ function diffResponses(old: Obj, now: Obj, where: string, log: ChangeLog): void 
     if (a.description !== b.description) log.add('description-changed', false, loc, `response ${status} description changed`);
     const [oldContent, newContent] = [obj(a.content), obj(b.content)];
     for (const type of Object.keys(oldContent)) {
-      if (!(type in newContent)) log.add('response-media-type-removed', true, at(loc, 'content', type), `response ${status} media type ${type} removed`);
+      if (!(type in newContent))
+        log.add('response-media-type-removed', true, at(loc, 'content', type), `response ${status} media type ${type} removed`);
       else diffMedia(obj(oldContent[type]), obj(newContent[type]), 'response', at(loc, 'content', type), log);
     }
     for (const type of Object.keys(newContent)) {
-      if (!(type in oldContent)) log.add('response-media-type-added', false, at(loc, 'content', type), `response ${status} media type ${type} added`);
+      if (!(type in oldContent))
+        log.add('response-media-type-added', false, at(loc, 'content', type), `response ${status} media type ${type} added`);
     }
     const lower = (h: Obj) => new Map(Object.entries(h).map(([k, v]) => [k.toLowerCase(), [k, obj(v)] as const]));
     const [oldHeaders, newHeaders] = [lower(obj(a.headers)), lower(obj(b.headers))];
@@ -148,7 +187,8 @@ function diffResponses(old: Obj, now: Obj, where: string, log: ChangeLog): void 
       else diffSchema(header.schema, next[1].schema, 'response', at(loc, 'headers', next[0], 'schema'), log);
     }
     for (const [name, [original]] of newHeaders) {
-      if (!oldHeaders.has(name)) log.add('response-header-added', false, at(loc, 'headers', original), `response ${status} header ${original} added`);
+      if (!oldHeaders.has(name))
+        log.add('response-header-added', false, at(loc, 'headers', original), `response ${status} header ${original} added`);
     }
   }
   for (const status of Object.keys(now)) {
@@ -159,9 +199,13 @@ function diffResponses(old: Obj, now: Obj, where: string, log: ChangeLog): void 
 /** Security requirements as alternatives (OR) of scheme sets (AND); none declared means anonymous. */
 function alternatives(security: unknown): Map<string, Set<string>>[] {
   if (!Array.isArray(security) || security.length === 0) return [new Map()];
-  return security.map((req) => new Map(Object.entries(obj(req)).map(([scheme, scopes]) => [scheme, new Set(Array.isArray(scopes) ? scopes.map(String) : [])])));
+  return security.map(
+    (req) =>
+      new Map(Object.entries(obj(req)).map(([scheme, scopes]) => [scheme, new Set(Array.isArray(scopes) ? scopes.map(String) : [])])),
+  );
 }
-const describe = (alt: Map<string, Set<string>>) => (alt.size === 0 ? 'no credentials' : [...alt].map(([s, scopes]) => (scopes.size ? `${s} (${[...scopes].join(' ')})` : s)).join(' + '));
+const describe = (alt: Map<string, Set<string>>) =>
+  alt.size === 0 ? 'no credentials' : [...alt].map(([s, scopes]) => (scopes.size ? `${s} (${[...scopes].join(' ')})` : s)).join(' + ');
 
 /**
  * A client that satisfied an old alternative must still satisfy some new one: a new alternative asks no
@@ -174,10 +218,16 @@ function diffSecurity(old: unknown, now: unknown, where: string, log: ChangeLog)
     [...asked].every(([scheme, scopes]) => have.has(scheme) && [...scopes].every((s) => have.get(scheme)!.has(s)));
   for (const alt of before) {
     if (!after.some((candidate) => covers(alt, candidate))) {
-      log.add('security-requirement-added', true, where, `a client sending ${describe(alt)} is no longer enough: now ${after.map(describe).join(' or ')}`);
+      log.add(
+        'security-requirement-added',
+        true,
+        where,
+        `a client sending ${describe(alt)} is no longer enough: now ${after.map(describe).join(' or ')}`,
+      );
     }
   }
   for (const alt of after) {
-    if (!before.some((candidate) => covers(alt, candidate))) log.add('security-alternative-added', false, where, `${describe(alt)} is now accepted`);
+    if (!before.some((candidate) => covers(alt, candidate)))
+      log.add('security-alternative-added', false, where, `${describe(alt)} is now accepted`);
   }
 }

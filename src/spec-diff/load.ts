@@ -16,7 +16,8 @@ export function findExternalRef(doc: unknown): { ref: string; pointer: string } 
   const walk = (value: unknown, path: string[]): { ref: string; pointer: string } | undefined => {
     if (typeof value !== 'object' || value === null || seen.has(value)) return undefined;
     seen.add(value);
-    if (isObject(value) && typeof value.$ref === 'string' && !value.$ref.startsWith('#')) return { ref: value.$ref, pointer: toPointer(path) };
+    if (isObject(value) && typeof value.$ref === 'string' && !value.$ref.startsWith('#'))
+      return { ref: value.$ref, pointer: toPointer(path) };
     for (const [key, child] of Object.entries(value)) {
       const found = walk(child, [...path, key]);
       if (found) return found;
@@ -34,7 +35,10 @@ export async function loadDocument(source: string | object): Promise<Record<stri
   const doc = typeof source === 'string' ? (parse(source) as unknown) : structuredClone(source);
   if (typeof doc !== 'object' || doc === null) throw new Error('not an OpenAPI document');
   const external = findExternalRef(doc);
-  if (external) throw new Error(`external $ref '${external.ref}' at ${external.pointer || '/'}: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)`);
+  if (external)
+    throw new Error(
+      `external $ref '${external.ref}' at ${external.pointer || '/'}: spec-diff compares self-contained specs only (it does not follow refs to other files or URLs)`,
+    );
   return (await SwaggerParser.dereference(doc as never, { resolve: { external: false } })) as unknown as Record<string, unknown>;
 }
 
@@ -42,7 +46,11 @@ export async function loadDocument(source: string | object): Promise<Record<stri
  * Both versions of one spec compared: its `info.version` before and after and every change. `labels` name
  * the two versions in an error (`at abc123`, `in the working tree`).
  */
-export async function diffSpecs(before: string | object, after: string | object, labels = { before: '(before)', after: '(after)' }): Promise<SpecVersionDiff> {
+export async function diffSpecs(
+  before: string | object,
+  after: string | object,
+  labels = { before: '(before)', after: '(after)' },
+): Promise<SpecVersionDiff> {
   const load = (source: string | object, label: string) =>
     loadDocument(source).catch((error: Error) => {
       throw new Error(`${label}: ${error.message.split('\n')[0]}`);

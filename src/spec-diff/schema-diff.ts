@@ -44,7 +44,14 @@ const show = (values: Iterable<unknown>) => [...values].map((v) => JSON.stringif
 const child = (location: string, ...segments: string[]) => location + toPointer(segments);
 
 /** Compares `before` and `after` at `location`, adding every change to `log`. */
-export function diffSchema(before: unknown, after: unknown, direction: Direction, location: string, log: ChangeLog, seen = new Set<unknown>()): void {
+export function diffSchema(
+  before: unknown,
+  after: unknown,
+  direction: Direction,
+  location: string,
+  log: ChangeLog,
+  seen = new Set<unknown>(),
+): void {
   if (!isObject(before) || !isObject(after) || seen.has(before)) return; // a recursive schema is compared once per path
   seen = new Set(seen).add(before);
   const old = flatten(before);
@@ -53,18 +60,37 @@ export function diffSchema(before: unknown, after: unknown, direction: Direction
 
   const oldTypes = types(old);
   const newTypes = types(now);
-  const nonNull = (s: Set<string>) => [...s].filter((t) => t !== 'null').sort().join('|');
+  const nonNull = (s: Set<string>) =>
+    [...s]
+      .filter((t) => t !== 'null')
+      .sort()
+      .join('|');
   if (oldTypes.size > 0 && newTypes.size > 0 && nonNull(oldTypes) !== nonNull(newTypes)) {
     log.add('type-changed', true, location, `${side} type changed from ${nonNull(oldTypes) || 'null'} to ${nonNull(newTypes) || 'null'}`);
   }
   if (!oldTypes.has('null') && newTypes.has('null')) {
-    log.add('null-allowed', direction === 'response', location, direction === 'response' ? 'the response may now be null' : 'the request now accepts null');
+    log.add(
+      'null-allowed',
+      direction === 'response',
+      location,
+      direction === 'response' ? 'the response may now be null' : 'the request now accepts null',
+    );
   } else if (oldTypes.has('null') && !newTypes.has('null') && newTypes.size > 0) {
-    log.add('null-refused', direction === 'request', location, direction === 'request' ? 'the request no longer accepts null' : 'the response is no longer null');
+    log.add(
+      'null-refused',
+      direction === 'request',
+      location,
+      direction === 'request' ? 'the request no longer accepts null' : 'the response is no longer null',
+    );
   }
   if (old.format !== now.format && (old.format !== undefined || now.format !== undefined)) {
     const breaking = direction === 'request' ? now.format !== undefined : old.format !== undefined;
-    log.add('format-changed', breaking, location, `${side} format changed from ${String(old.format ?? 'none')} to ${String(now.format ?? 'none')}`);
+    log.add(
+      'format-changed',
+      breaking,
+      location,
+      `${side} format changed from ${String(old.format ?? 'none')} to ${String(now.format ?? 'none')}`,
+    );
   }
 
   diffEnum(old, now, direction, location, log);
@@ -84,8 +110,20 @@ function diffEnum(old: Schema, now: Schema, direction: Direction, location: stri
   if (oldValues && newValues) {
     const removed = oldValues.filter((v) => !newValues.map(key).includes(key(v)));
     const added = newValues.filter((v) => !oldValues.map(key).includes(key(v)));
-    if (removed.length > 0) log.add('enum-narrowed', direction === 'request', location, `${direction === 'request' ? 'the request no longer accepts' : 'the response no longer sends'} ${show(removed)}`);
-    if (added.length > 0) log.add('enum-widened', direction === 'response', location, `${direction === 'response' ? 'the response may now send' : 'the request now accepts'} ${show(added)}`);
+    if (removed.length > 0)
+      log.add(
+        'enum-narrowed',
+        direction === 'request',
+        location,
+        `${direction === 'request' ? 'the request no longer accepts' : 'the response no longer sends'} ${show(removed)}`,
+      );
+    if (added.length > 0)
+      log.add(
+        'enum-widened',
+        direction === 'response',
+        location,
+        `${direction === 'response' ? 'the response may now send' : 'the request now accepts'} ${show(added)}`,
+      );
   } else if (!oldValues && newValues) {
     log.add('enum-narrowed', direction === 'request', location, `the ${direction} is now limited to ${show(newValues)}`);
   } else if (oldValues && !newValues) {
@@ -101,7 +139,13 @@ function diffBounds(old: Schema, now: Schema, direction: Direction, location: st
   const report = (keyword: string, narrowed: boolean) => {
     const from = old[keyword] === undefined ? 'none' : JSON.stringify(old[keyword]);
     const to = now[keyword] === undefined ? 'none' : JSON.stringify(now[keyword]);
-    if (narrowed) log.add('constraint-narrowed', direction === 'request', location, `${keyword} changed from ${from} to ${to}: the ${direction} allows fewer values`);
+    if (narrowed)
+      log.add(
+        'constraint-narrowed',
+        direction === 'request',
+        location,
+        `${keyword} changed from ${from} to ${to}: the ${direction} allows fewer values`,
+      );
     else log.add('constraint-widened', false, location, `${keyword} changed from ${from} to ${to}: the ${direction} allows more values`);
   };
   for (const keyword of UPPER_BOUNDS) {
@@ -125,7 +169,12 @@ function diffProperties(old: Schema, now: Schema, direction: Direction, location
   for (const name of Object.keys(oldProps)) {
     const at = child(location, 'properties', name);
     if (!(name in newProps)) {
-      log.add('property-removed', true, at, direction === 'request' ? `request field ${name} removed: the server no longer accepts it` : `response field ${name} removed`);
+      log.add(
+        'property-removed',
+        true,
+        at,
+        direction === 'request' ? `request field ${name} removed: the server no longer accepts it` : `response field ${name} removed`,
+      );
       continue;
     }
     if (!oldRequired.has(name) && newRequired.has(name)) {
@@ -139,14 +188,27 @@ function diffProperties(old: Schema, now: Schema, direction: Direction, location
     if (name in oldProps) continue;
     const at = child(location, 'properties', name);
     const required = newRequired.has(name);
-    log.add('property-added', direction === 'request' && required, at, `${required ? 'required' : 'optional'} ${direction} field ${name} added`);
+    log.add(
+      'property-added',
+      direction === 'request' && required,
+      at,
+      `${required ? 'required' : 'optional'} ${direction} field ${name} added`,
+    );
   }
 }
 
-function diffAdditionalProperties(old: Schema, now: Schema, direction: Direction, location: string, log: ChangeLog, seen: Set<unknown>): void {
+function diffAdditionalProperties(
+  old: Schema,
+  now: Schema,
+  direction: Direction,
+  location: string,
+  log: ChangeLog,
+  seen: Set<unknown>,
+): void {
   const [a, b] = [old.additionalProperties, now.additionalProperties];
   const closed = (v: unknown) => v === false;
-  if (!closed(a) && closed(b)) log.add('additional-properties-refused', direction === 'request', location, `the ${direction} no longer allows other fields`);
+  if (!closed(a) && closed(b))
+    log.add('additional-properties-refused', direction === 'request', location, `the ${direction} no longer allows other fields`);
   else if (closed(a) && !closed(b)) log.add('additional-properties-allowed', false, location, `the ${direction} now allows other fields`);
   else if (isObject(a) && isObject(b)) diffSchema(a, b, direction, child(location, 'additionalProperties'), log, seen);
 }
@@ -158,7 +220,10 @@ function canonical(value: unknown, stack: unknown[] = []): string {
   if (up >= 0) return `{"$cycle":${stack.length - up}}`;
   const inner = [...stack, value];
   if (Array.isArray(value)) return `[${value.map((v) => canonical(v, inner)).join(',')}]`;
-  return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Schema)[k], inner)}`).join(',')}}`;
+  return `{${Object.keys(value)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical((value as Schema)[k], inner)}`)
+    .join(',')}}`;
 }
 
 /**
@@ -203,7 +268,15 @@ function matchVariants(a: unknown[], b: unknown[], direction: Direction, seen: S
  * requests, an unmatched new one surprises clients. A keyword on one side only is not judged here (its
  * effect depends on the variants; type and enum still are).
  */
-function diffVariants(old: Schema, now: Schema, keyword: (typeof VARIANTS)[number], direction: Direction, location: string, log: ChangeLog, seen: Set<unknown>): void {
+function diffVariants(
+  old: Schema,
+  now: Schema,
+  keyword: (typeof VARIANTS)[number],
+  direction: Direction,
+  location: string,
+  log: ChangeLog,
+  seen: Set<unknown>,
+): void {
   const a = Array.isArray(old[keyword]) ? (old[keyword] as unknown[]) : [];
   const b = Array.isArray(now[keyword]) ? (now[keyword] as unknown[]) : [];
   if (a.length === 0 || b.length === 0) return;
@@ -211,6 +284,20 @@ function diffVariants(old: Schema, now: Schema, keyword: (typeof VARIANTS)[numbe
   for (const [i, j] of pairs) diffSchema(a[i], b[j], direction, child(location, keyword, String(j)), log, seen);
   const matchedA = new Set(pairs.map(([i]) => i));
   const matchedB = new Set(pairs.map(([, j]) => j));
-  for (const i of a.keys()) if (!matchedA.has(i)) log.add('variant-removed', direction === 'request', child(location, keyword, String(i)), `${keyword} variant ${i} removed from the ${direction}`);
-  for (const j of b.keys()) if (!matchedB.has(j)) log.add('variant-added', direction === 'response', child(location, keyword, String(j)), `${keyword} variant ${j} added to the ${direction}`);
+  for (const i of a.keys())
+    if (!matchedA.has(i))
+      log.add(
+        'variant-removed',
+        direction === 'request',
+        child(location, keyword, String(i)),
+        `${keyword} variant ${i} removed from the ${direction}`,
+      );
+  for (const j of b.keys())
+    if (!matchedB.has(j))
+      log.add(
+        'variant-added',
+        direction === 'response',
+        child(location, keyword, String(j)),
+        `${keyword} variant ${j} added to the ${direction}`,
+      );
 }

@@ -26,8 +26,10 @@ const NOTE_TAGS: Migration = {
   version: 3,
   name: 'note tags',
   up: {
-    sqlite: 'CREATE TABLE note_tags (note_id TEXT NOT NULL REFERENCES notes (id), tag TEXT NOT NULL); CREATE INDEX note_tags_tag ON note_tags (tag);',
-    postgres: 'CREATE TABLE note_tags (note_id TEXT NOT NULL REFERENCES notes (id), tag TEXT NOT NULL); CREATE INDEX note_tags_tag ON note_tags USING btree (tag);',
+    sqlite:
+      'CREATE TABLE note_tags (note_id TEXT NOT NULL REFERENCES notes (id), tag TEXT NOT NULL); CREATE INDEX note_tags_tag ON note_tags (tag);',
+    postgres:
+      'CREATE TABLE note_tags (note_id TEXT NOT NULL REFERENCES notes (id), tag TEXT NOT NULL); CREATE INDEX note_tags_tag ON note_tags USING btree (tag);',
   },
 };
 
@@ -63,7 +65,7 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
     if (!db) return;
     await db.executeScript('CREATE TABLE samples (s TEXT, i INTEGER, f DOUBLE PRECISION, b BIGINT, flag BOOLEAN, absent TEXT)');
     const big = 9_007_199_254_740_993n; // 2^53 + 1: not representable as a number
-    const text = "it's $1 and ? and \"quoted\" and ünïcødé";
+    const text = 'it\'s $1 and ? and "quoted" and ünïcødé';
     t.same(await db.execute('INSERT INTO samples VALUES ($1, $2, $3, $4, $5, $6)', [text, 42, 1.5, big, true, null]), { rowCount: 1 });
     await db.execute('INSERT INTO samples VALUES ($1, $2, $3, $4, $5, $6)', ['second', -7, -0.25, -big, false, null]);
 
@@ -77,9 +79,16 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
     t.equal(row?.absent, null);
 
     const falses = await db.query('SELECT s, flag FROM samples WHERE flag = $1', [false]);
-    t.same(falses.map((r) => [r.s, toBoolean(r.flag)]), [['second', false]], 'a false parameter matches the false row only');
+    t.same(
+      falses.map((r) => [r.s, toBoolean(r.flag)]),
+      [['second', false]],
+      'a false parameter matches the false row only',
+    );
     const nulls = await db.query('SELECT s FROM samples WHERE absent IS NULL AND i < $1 ORDER BY i', [100]);
-    t.same(nulls.map((r) => r.s), ['second', text]);
+    t.same(
+      nulls.map((r) => r.s),
+      ['second', text],
+    );
     const [count] = await db.query('SELECT count(*) AS n FROM samples');
     t.equal(count?.n, 2, 'COUNT(*) reads back as a number');
   });
@@ -97,7 +106,11 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
     await db.execute('INSERT INTO notes (id, body) VALUES ($1, $2), ($3, $4)', ['b', 'second', 'c', 'third']);
     t.same(await db.execute('UPDATE notes SET body = $1 WHERE id <> $2', ['changed', 'a']), { rowCount: 2 });
     t.same(await db.execute('DELETE FROM notes WHERE id = $1', ['nobody']), { rowCount: 0 });
-    t.same(await db.query('INSERT INTO notes (id, body) VALUES ($1, $2) RETURNING id', ['d', 'fourth']), [{ id: 'd' }], 'RETURNING gives rows');
+    t.same(
+      await db.query('INSERT INTO notes (id, body) VALUES ($1, $2) RETURNING id', ['d', 'fourth']),
+      [{ id: 'd' }],
+      'RETURNING gives rows',
+    );
   });
 
   t.test('unique and foreign-key violations are told apart from other failures', async (t) => {
@@ -210,8 +223,16 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
     // Listed out of order: version 2 alters the table version 1 creates, so only version order works.
     t.same(await applyMigrations(db, [NOTE_AUTHORS, NOTES]), [1, 2]);
     await db.execute('INSERT INTO notes (id, body, author) VALUES ($1, $2, $3)', ['a', 'first', 'cook']);
-    const recorded = await db.query<{ version: number; name: string; applied_at: string }>('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
-    t.same(recorded.map((r) => [r.version, r.name]), [[1, 'notes'], [2, 'note authors']]);
+    const recorded = await db.query<{ version: number; name: string; applied_at: string }>(
+      'SELECT version, name, applied_at FROM schema_migrations ORDER BY version',
+    );
+    t.same(
+      recorded.map((r) => [r.version, r.name]),
+      [
+        [1, 'notes'],
+        [2, 'note authors'],
+      ],
+    );
     for (const r of recorded) t.match(r.applied_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'applied_at is an ISO 8601 UTC time');
     t.same(await applyMigrations(db, [NOTES, NOTE_AUTHORS]), [], 'applying again applies nothing');
     await db.close();
@@ -227,11 +248,23 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
     const fresh = await subject.fresh(t);
     if (!fresh) return;
     const runs = await Promise.all(Array.from({ length: 4 }, () => migrateInAnotherProcess(fresh.url)));
-    const stderr = runs.map((r) => r.stderr).filter(Boolean).join('\n---\n').slice(0, 4000);
-    t.same(runs.map((r) => r.code), [0, 0, 0, 0], 'every process started and exited cleanly', stderr ? { stderr } : {});
+    const stderr = runs
+      .map((r) => r.stderr)
+      .filter(Boolean)
+      .join('\n---\n')
+      .slice(0, 4000);
+    t.same(
+      runs.map((r) => r.code),
+      [0, 0, 0, 0],
+      'every process started and exited cleanly',
+      stderr ? { stderr } : {},
+    );
     const db = await fresh.open();
     t.teardown(() => db.close());
-    t.same((await db.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version), STARTUP_MIGRATIONS.map((m) => m.version));
+    t.same(
+      (await db.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version),
+      STARTUP_MIGRATIONS.map((m) => m.version),
+    );
     t.same(await db.query('SELECT note FROM startups'), [{ note: 'migrated' }], 'the non-idempotent migration ran exactly once');
   });
 
@@ -241,7 +274,11 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
     const refusal = await applyMigrations(db, [NOTES]).catch((e: unknown) => e);
     t.type(refusal, SchemaVersionError);
     t.match((refusal as Error).message, /schema is at version 2, newer than this code knows \(1\)/);
-    t.same((await db.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version), [1, 2], 'nothing was changed');
+    t.same(
+      (await db.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version),
+      [1, 2],
+      'nothing was changed',
+    );
     await t.rejects(applyMigrations(db, [NOTES, { ...NOTE_AUTHORS, version: 4 }]), /records schema versions this code does not have \(2\)/);
     await t.rejects(applyMigrations(db, [{ ...NOTES, version: 0 }]), /whole numbers from 1/);
     await t.rejects(applyMigrations(db, [NOTES, { ...NOTE_AUTHORS, version: 1 }]), /Two migrations have version 1/);
@@ -250,9 +287,17 @@ export function runDatabaseContract(t: TapTest, subject: ContractSubject): void 
   t.test('a migration that fails leaves no trace and the next start tries it again', async (t) => {
     const db = await withNotes(t);
     if (!db) return;
-    const broken: Migration = { version: 2, name: 'broken', up: 'CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);' };
+    const broken: Migration = {
+      version: 2,
+      name: 'broken',
+      up: 'CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);',
+    };
     await t.rejects(applyMigrations(db, [NOTES, broken]), /no_such_table/);
-    t.same((await db.query('SELECT version FROM schema_migrations')).map((r) => r.version), [1], 'the failed migration is not recorded');
+    t.same(
+      (await db.query('SELECT version FROM schema_migrations')).map((r) => r.version),
+      [1],
+      'the failed migration is not recorded',
+    );
     await t.rejects(db.query('SELECT * FROM half_done'), /half_done/, 'its first statement was rolled back with it');
     t.same(await applyMigrations(db, [NOTES, { ...broken, up: 'CREATE TABLE half_done (x INTEGER)' }]), [2], 'the fixed migration applies');
   });

@@ -10,7 +10,10 @@ t.test('sqlite: settings name a file relative to the working directory, or memor
 });
 
 t.test('postgres:// and postgresql:// settings select PostgreSQL, unchanged', async (t) => {
-  t.same(parseDatabaseUrl('postgres://app:pw@db:5432/portolan'), { engine: 'postgres', connectionString: 'postgres://app:pw@db:5432/portolan' });
+  t.same(parseDatabaseUrl('postgres://app:pw@db:5432/portolan'), {
+    engine: 'postgres',
+    connectionString: 'postgres://app:pw@db:5432/portolan',
+  });
   t.same(parseDatabaseUrl('postgresql://db/portolan'), { engine: 'postgres', connectionString: 'postgresql://db/portolan' });
 });
 
@@ -28,7 +31,10 @@ t.test('the loggable form drops the password, wherever it is', async (t) => {
   t.equal(describeDatabaseUrl('postgres://app:s3cret@db:5432/portolan'), 'postgres://app@db:5432/portolan');
   t.equal(describeDatabaseUrl('postgresql://app:p@ss:w0rd@db/portolan'), 'postgresql://app@db/portolan', 'an unencoded @ in the password');
   t.equal(describeDatabaseUrl('postgres://:s3cret@db/portolan'), 'postgres://@db/portolan');
-  t.equal(describeDatabaseUrl('postgres://db/portolan?user=app&password=s3cret&sslmode=require'), 'postgres://db/portolan?user=app&password=[redacted]&sslmode=require');
+  t.equal(
+    describeDatabaseUrl('postgres://db/portolan?user=app&password=s3cret&sslmode=require'),
+    'postgres://db/portolan?user=app&password=[redacted]&sslmode=require',
+  );
   t.equal(describeDatabaseUrl('postgres://app@db/portolan'), 'postgres://app@db/portolan', 'nothing to remove');
   t.equal(describeDatabaseUrl('sqlite:./data/portolan.db'), 'sqlite:./data/portolan.db');
 });

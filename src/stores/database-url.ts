@@ -2,9 +2,7 @@ import { resolve } from 'node:path';
 import { SQLITE_MEMORY } from './sqlite.ts';
 
 /** Where the one database setting points. */
-export type DatabaseLocation =
-  | { engine: 'sqlite'; path: string }
-  | { engine: 'postgres'; connectionString: string };
+export type DatabaseLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; connectionString: string };
 
 export class DatabaseUrlError extends Error {
   override readonly name = 'DatabaseUrlError';
@@ -23,7 +21,10 @@ export function parseDatabaseUrl(url: string, cwd: string = process.cwd()): Data
   if (/^sqlite:/i.test(trimmed)) {
     // `sqlite:///abs/file.db` (URL style) and `sqlite:/abs/file.db` both name /abs/file.db.
     const rest = trimmed.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (rest === '') throw new DatabaseUrlError('The database setting `sqlite:` needs a file path, e.g. sqlite:./data/portolan.db (or sqlite::memory: for tests).');
+    if (rest === '')
+      throw new DatabaseUrlError(
+        'The database setting `sqlite:` needs a file path, e.g. sqlite:./data/portolan.db (or sqlite::memory: for tests).',
+      );
     return { engine: 'sqlite', path: rest === SQLITE_MEMORY ? SQLITE_MEMORY : resolve(cwd, rest) };
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1];

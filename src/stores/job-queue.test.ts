@@ -40,7 +40,7 @@ function deferred() {
 function watched(db: Database, failFirst = 0) {
   let begun = 0;
   const ended: number[] = [];
-  const transaction = async <T,>(work: (tx: Database) => Promise<T>, options?: TransactionOptions): Promise<T> => {
+  const transaction = async <T>(work: (tx: Database) => Promise<T>, options?: TransactionOptions): Promise<T> => {
     const seq = ++begun;
     try {
       if (seq <= failFirst) throw new DatabaseError('unavailable', db.engine, 'The database cannot be reached (test).');
@@ -75,17 +75,27 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
       });
     const startWorker = (options: Partial<JobWorkerOptions<Payload>> & Pick<JobWorkerOptions<Payload>, 'run'>) => {
       const worker = createJobWorker<Payload>({
-        db: watch.db, queue: 'q', clock, timers: clock, owner: 'A', leaseMs: LEASE_MS, pollMs: POLL_MS, maxAttempts: 3,
-        giveUp: async () => undefined, logger, ...options,
+        db: watch.db,
+        queue: 'q',
+        clock,
+        timers: clock,
+        owner: 'A',
+        leaseMs: LEASE_MS,
+        pollMs: POLL_MS,
+        maxAttempts: 3,
+        giveUp: async () => undefined,
+        logger,
+        ...options,
       });
       worker.start();
       t.teardown(async () => {
-        hung.forEach((release) => release());
+        for (const release of hung) release();
         await worker.stop({ graceMs: 0 });
       });
       return worker;
     };
-    const runAfterMs = async (id: string) => Number((await base.query('SELECT run_after_ms FROM jobs WHERE id = $1', [id]))[0]?.run_after_ms);
+    const runAfterMs = async (id: string) =>
+      Number((await base.query('SELECT run_after_ms FROM jobs WHERE id = $1', [id]))[0]?.run_after_ms);
     return { db: base, clock, logs, watch, jobs, hang, startWorker, runAfterMs };
   };
   /** Timers that never fire: a worker on them never renews its lease nor polls by itself (a process that hangs or died). */
@@ -164,7 +174,11 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     startWorker({ owner: 'A', concurrency: 3, run: runAs('A') });
     startWorker({ owner: 'B', concurrency: 3, run: runAs('B') });
     await until(() => runs.size === 20 && running.size === 0, 'every job has run');
-    t.same([...runs.entries()].sort((a, b) => a[0] - b[0]), Array.from({ length: 20 }, (_, n) => [n, 1]), 'each job ran once');
+    t.same(
+      [...runs.entries()].sort((a, b) => a[0] - b[0]),
+      Array.from({ length: 20 }, (_, n) => [n, 1]),
+      'each job ran once',
+    );
     t.equal(overlaps, 0);
     t.ok(byWorker.A > 0 && byWorker.B > 0, `both workers ran jobs (A ${byWorker.A}, B ${byWorker.B})`);
     const done = async () => Number((await db.query("SELECT COUNT(*) AS n FROM jobs WHERE state = 'done' AND attempts = 1"))[0]?.n);
@@ -203,7 +217,10 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     clock.advance(LEASE_MS / 3);
     await until(async () => (await jobs.get(id))?.leaseExpiresMs === claimedAt + LEASE_MS / 3 + LEASE_MS, 'the lease is renewed');
     clock.advance(LEASE_MS / 3);
-    await until(async () => (await jobs.get(id))?.leaseExpiresMs === claimedAt + (2 * LEASE_MS) / 3 + LEASE_MS, 'the lease is renewed again');
+    await until(
+      async () => (await jobs.get(id))?.leaseExpiresMs === claimedAt + (2 * LEASE_MS) / 3 + LEASE_MS,
+      'the lease is renewed again',
+    );
 
     const runsB: string[] = [];
     const workerB = startWorker({ owner: 'B', run: async (job) => void runsB.push(job.id) });
@@ -228,7 +245,8 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     await startedB.promise;
 
     finishA.resolve(); // A, which never noticed it lost the job, reports it done
-    const recorded = async () => logs.some((m) => /lapsed before its outcome was recorded/.test(m)) || (await jobs.get(id))?.state !== 'running';
+    const recorded = async () =>
+      logs.some((m) => /lapsed before its outcome was recorded/.test(m)) || (await jobs.get(id))?.state !== 'running';
     await until(recorded, 'A has tried to record its outcome');
     t.match(await jobs.get(id), { state: 'running', attempts: 2, leaseOwner: 'B' }, 'the job is still B’s, not done');
   });
@@ -257,7 +275,12 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     const { clock, jobs, startWorker, hang } = await setUp(t);
     const stuck = await jobs.enqueue('q', { n: 1 });
     const runsA: string[] = [];
-    const workerA = startWorker({ owner: 'A', timers: frozen(), concurrency: 2, run: (job) => (runsA.push(job.id), job.id === stuck ? hang() : Promise.resolve()) });
+    const workerA = startWorker({
+      owner: 'A',
+      timers: frozen(),
+      concurrency: 2,
+      run: (job) => (runsA.push(job.id), job.id === stuck ? hang() : Promise.resolve()),
+    });
     await until(() => runsA.length === 1, 'A runs the first job');
     clock.advance(LEASE_MS);
     // A newer job: A, with a free slot, takes the oldest job it may claim, so it would take `stuck` first if it could.
@@ -287,7 +310,10 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
       giveUp: async (job, reason) => void giveUps.push([job, reason]),
     });
     const retryAfter = async (attempts: number, backoffMs: number) => {
-      await until(async () => (await jobs.get(id))?.attempts === attempts && (await jobs.get(id))?.state === 'queued', `attempt ${attempts} failed`);
+      await until(
+        async () => (await jobs.get(id))?.attempts === attempts && (await jobs.get(id))?.state === 'queued',
+        `attempt ${attempts} failed`,
+      );
       t.equal(await runAfterMs(id), clock.nowMs() + backoffMs, `retried ${backoffMs} ms after attempt ${attempts}`);
       const status = await jobs.get(id);
       t.equal(status?.lastError?.length, 500, 'the error message is clipped');
@@ -342,7 +368,10 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     t.equal(giveUps.length, 1);
     t.match(giveUps[0]?.[1], /^given up after 3 attempts \(at most 3\): the process running the last one stopped/);
     t.match(await jobs.get(id), { state: 'failed', leaseOwner: null, lastError: giveUps[0]?.[1] });
-    t.ok(logs.some((m) => /giving up a background job failed; it is marked failed anyway/.test(m)), 'the failure of giveUp is logged');
+    t.ok(
+      logs.some((m) => /giving up a background job failed; it is marked failed anyway/.test(m)),
+      'the failure of giveUp is logged',
+    );
   });
 
   t.test('stop() waits for the running job, then claims nothing more', async (t) => {
@@ -367,43 +396,61 @@ function runJobSuite(t: TapTest, url: (t: TapTest) => Promise<string>) {
     t.equal(watch.mark(), mark, 'a stopped worker does not look for work');
   });
 
-  t.test('stop() aborts a job still running after the grace period; it goes back to the queue at once, its attempt not counted', async (t) => {
-    const { clock, jobs, startWorker, hang, runAfterMs } = await setUp(t);
-    const id = await jobs.enqueue('q', { n: 1 });
-    let signal: AbortSignal | undefined;
-    const worker = startWorker({ run: (_, context) => ((signal = context.signal), hang(context.signal)) });
-    await until(() => signal !== undefined, 'the job runs');
-    const stopped = worker.stop({ graceMs: 1_000 });
-    t.notOk(await hasSettled(stopped));
-    clock.advance(999);
-    t.notOk(signal?.aborted, 'not aborted before the grace period ends');
-    clock.advance(1);
-    t.ok(signal?.aborted, 'aborted when it ends');
-    await stopped;
-    t.match(await jobs.get(id), { state: 'queued', attempts: 0, leaseOwner: null, lastError: 'The job worker is stopping.' });
-    t.equal(await runAfterMs(id), clock.nowMs(), 'due at once: no backoff');
-  });
-
-  t.test('a job its workers stopped gracefully maxAttempts times over is not given up: the next worker runs it at its first attempt', async (t) => {
-    const { clock, jobs, startWorker, hang } = await setUp(t);
-    const id = await jobs.enqueue('q', { n: 1 });
-    const giveUps: string[] = [];
-    for (let restart = 1; restart <= 3; restart++) {
+  t.test(
+    'stop() aborts a job still running after the grace period; it goes back to the queue at once, its attempt not counted',
+    async (t) => {
+      const { clock, jobs, startWorker, hang, runAfterMs } = await setUp(t);
+      const id = await jobs.enqueue('q', { n: 1 });
       let signal: AbortSignal | undefined;
-      const worker = startWorker({ owner: `rolling-${restart}`, run: (_, context) => ((signal = context.signal), hang(context.signal)), giveUp: async (_, reason) => void giveUps.push(reason) });
-      await until(() => signal !== undefined, `restart ${restart}: the job runs`);
+      const worker = startWorker({ run: (_, context) => ((signal = context.signal), hang(context.signal)) });
+      await until(() => signal !== undefined, 'the job runs');
       const stopped = worker.stop({ graceMs: 1_000 });
-      t.notOk(await hasSettled(stopped), 'the stop waits for the grace period');
-      clock.advance(1_000);
+      t.notOk(await hasSettled(stopped));
+      clock.advance(999);
+      t.notOk(signal?.aborted, 'not aborted before the grace period ends');
+      clock.advance(1);
+      t.ok(signal?.aborted, 'aborted when it ends');
       await stopped;
-      t.match(await jobs.get(id), { state: 'queued', attempts: 0, leaseOwner: null }, `stop ${restart}: back in the queue, no attempt used`);
-    }
-    const runs: Job<Payload>[] = [];
-    startWorker({ owner: 'after-the-restarts', run: async (job) => void runs.push(job), giveUp: async (_, reason) => void giveUps.push(reason) });
-    await until(async () => (await jobs.get(id))?.state === 'done', 'the fourth worker finishes the job');
-    t.match(runs, [{ id, attempts: 1 }]);
-    t.same(giveUps, [], 'never given up');
-  });
+      t.match(await jobs.get(id), { state: 'queued', attempts: 0, leaseOwner: null, lastError: 'The job worker is stopping.' });
+      t.equal(await runAfterMs(id), clock.nowMs(), 'due at once: no backoff');
+    },
+  );
+
+  t.test(
+    'a job its workers stopped gracefully maxAttempts times over is not given up: the next worker runs it at its first attempt',
+    async (t) => {
+      const { clock, jobs, startWorker, hang } = await setUp(t);
+      const id = await jobs.enqueue('q', { n: 1 });
+      const giveUps: string[] = [];
+      for (let restart = 1; restart <= 3; restart++) {
+        let signal: AbortSignal | undefined;
+        const worker = startWorker({
+          owner: `rolling-${restart}`,
+          run: (_, context) => ((signal = context.signal), hang(context.signal)),
+          giveUp: async (_, reason) => void giveUps.push(reason),
+        });
+        await until(() => signal !== undefined, `restart ${restart}: the job runs`);
+        const stopped = worker.stop({ graceMs: 1_000 });
+        t.notOk(await hasSettled(stopped), 'the stop waits for the grace period');
+        clock.advance(1_000);
+        await stopped;
+        t.match(
+          await jobs.get(id),
+          { state: 'queued', attempts: 0, leaseOwner: null },
+          `stop ${restart}: back in the queue, no attempt used`,
+        );
+      }
+      const runs: Job<Payload>[] = [];
+      startWorker({
+        owner: 'after-the-restarts',
+        run: async (job) => void runs.push(job),
+        giveUp: async (_, reason) => void giveUps.push(reason),
+      });
+      await until(async () => (await jobs.get(id))?.state === 'done', 'the fourth worker finishes the job');
+      t.match(runs, [{ id, attempts: 1 }]);
+      t.same(giveUps, [], 'never given up');
+    },
+  );
 
   t.test('a job whose payload is not JSON (a hand-edited row) fails without running and does not stop the jobs behind it', async (t) => {
     const { db, jobs, logs, startWorker } = await setUp(t);

@@ -125,7 +125,11 @@ export function createJobQueue(db: Database, options: JobQueueOptions) {
      * the caller's own writes. `runAfterMs` (clock time, default now) is when it may run first. Returns the
      * id (given or generated).
      */
-    async enqueue(queue: string, payload: unknown, enqueueOptions: { id?: string; tx?: Database; runAfterMs?: number } = {}): Promise<string> {
+    async enqueue(
+      queue: string,
+      payload: unknown,
+      enqueueOptions: { id?: string; tx?: Database; runAfterMs?: number } = {},
+    ): Promise<string> {
       const id = enqueueOptions.id ?? randomUUID();
       const now = options.clock.nowMs();
       await (enqueueOptions.tx ?? db).execute(
@@ -204,7 +208,8 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
   const { db, queue, clock, timers, owner, leaseMs, pollMs, maxAttempts, logger } = options;
   const concurrency = options.concurrency ?? 1;
   for (const [name, value] of Object.entries({ leaseMs, pollMs, concurrency, maxAttempts })) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`The job worker's ${name} must be a whole number from 1 (got ${value}).`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new Error(`The job worker's ${name} must be a whole number from 1 (got ${value}).`);
   }
   const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
   const holds = new Set<Hold>();
@@ -227,7 +232,11 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
           payload = JSON.parse(row.payload) as P;
         } catch {
           // Only a hand-edited row gets here; it must not stop the queue behind it (claims take the oldest first).
-          await tx.execute(`UPDATE jobs SET state = 'failed', finished_ms = $2, last_error = $3, ${RELEASE} WHERE id = $1`, [row.id, now, 'the payload is not JSON']);
+          await tx.execute(`UPDATE jobs SET state = 'failed', finished_ms = $2, last_error = $3, ${RELEASE} WHERE id = $1`, [
+            row.id,
+            now,
+            'the payload is not JSON',
+          ]);
           logger?.error({ queue, jobId: row.id }, 'a background job whose payload is not JSON was failed without running');
           return 'unreadable';
         }
@@ -317,7 +326,12 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
     const entry: Hold = {
       controller,
       done: hold(claimed, controller)
-        .catch((error: unknown) => logger?.error({ queue, jobId: claimed.job.id, error: messageOf(error) }, 'recording a background job outcome failed; it will run again'))
+        .catch((error: unknown) =>
+          logger?.error(
+            { queue, jobId: claimed.job.id, error: messageOf(error) },
+            'recording a background job outcome failed; it will run again',
+          ),
+        )
         .finally(() => {
           holds.delete(entry);
           poke();
@@ -362,7 +376,8 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
     start(): void {
       if (started) return;
       started = true;
-      if (options.retainFinishedMs !== undefined) stopRetention = startJobRetention({ db, queue, clock, timers, retainMs: options.retainFinishedMs, ...(logger ? { logger } : {}) });
+      if (options.retainFinishedMs !== undefined)
+        stopRetention = startJobRetention({ db, queue, clock, timers, retainMs: options.retainFinishedMs, ...(logger ? { logger } : {}) });
       poke();
     },
     /** Look for work now (after an enqueue in this process). */
@@ -380,7 +395,9 @@ export function createJobWorker<P>(options: JobWorkerOptions<P>) {
       if (holds.size === 0) return;
       const abortAll = timers.after(
         stopOptions.graceMs ?? 5000,
-        () => holds.forEach((h) => h.controller.abort(new WorkerStopping('The job worker is stopping.'))),
+        () => {
+          for (const h of holds) h.controller.abort(new WorkerStopping('The job worker is stopping.'));
+        },
         BACKGROUND,
       );
       await Promise.all([...holds].map((h) => h.done));

@@ -14,7 +14,10 @@ const MAX_PURGE_INTERVAL_MS = 24 * 3600 * 1000;
  * await purgeFinishedJobs(db, 'snapshot-processing', clock.nowMs() - 7 * 86_400_000);
  */
 export async function purgeFinishedJobs(db: Database, queue: string, endedBeforeMs: number): Promise<number> {
-  const { rowCount } = await db.execute("DELETE FROM jobs WHERE queue = $1 AND state IN ('done', 'failed') AND finished_ms <= $2", [queue, endedBeforeMs]);
+  const { rowCount } = await db.execute("DELETE FROM jobs WHERE queue = $1 AND state IN ('done', 'failed') AND finished_ms <= $2", [
+    queue,
+    endedBeforeMs,
+  ]);
   return rowCount;
 }
 

@@ -14,7 +14,8 @@ const DEVICE_NAMES: Migration = { version: 301, name: 'device names', up: 'ALTER
 const SESSIONS: Migration = { version: 400, name: 'sessions', up: 'CREATE TABLE sessions (id TEXT PRIMARY KEY)' };
 const SESSION_OWNERS: Migration = { version: 401, name: 'session owners', up: 'ALTER TABLE sessions ADD COLUMN owner TEXT' };
 
-const recordedVersions = async (db: Database) => (await db.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) => Number(r.version));
+const recordedVersions = async (db: Database) =>
+  (await db.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) => Number(r.version));
 
 /** The behaviour, registered on `t` for one engine; `open` gives a fresh, empty database closed when its test ends. */
 function composeSuite(t: TapTest, open: (t: TapTest) => Promise<Database>): void {
@@ -24,7 +25,11 @@ function composeSuite(t: TapTest, open: (t: TapTest) => Promise<Database>): void
     await db.execute('INSERT INTO sessions (id, owner) VALUES ($1, $2)', ['s1', 'cook']);
 
     t.same(await applyMigrations(db, [SESSIONS, SESSION_OWNERS, DEVICES]), [300], 'a new interface below 401 is applied');
-    t.same(await applyMigrations(db, [SESSIONS, SESSION_OWNERS, DEVICES, DEVICE_NAMES]), [301], "that interface's next migration is applied too");
+    t.same(
+      await applyMigrations(db, [SESSIONS, SESSION_OWNERS, DEVICES, DEVICE_NAMES]),
+      [301],
+      "that interface's next migration is applied too",
+    );
     t.same(await applyMigrations(db, [DEVICE_NAMES, DEVICES, SESSION_OWNERS, SESSIONS]), [], 'running again applies nothing');
     t.same(await recordedVersions(db), [300, 301, 400, 401], 'each is recorded once');
     await db.execute('INSERT INTO devices (id, name) VALUES ($1, $2)', ['d1', 'bridge']);

@@ -67,7 +67,8 @@ export async function applyMigrations(db: Database, migrations: readonly Migrati
 function checkMigrations(migrations: readonly Migration[]): Migration[] {
   const seen = new Set<number>();
   for (const m of migrations) {
-    if (!Number.isSafeInteger(m.version) || m.version < 1) throw new Error(`Migration '${m.name}' has version ${m.version}; versions are whole numbers from 1.`);
+    if (!Number.isSafeInteger(m.version) || m.version < 1)
+      throw new Error(`Migration '${m.name}' has version ${m.version}; versions are whole numbers from 1.`);
     if (seen.has(m.version)) throw new Error(`Two migrations have version ${m.version}; each version is used once.`);
     if (m.name.trim() === '') throw new Error(`Migration ${m.version} has no name.`);
     seen.add(m.version);
@@ -93,7 +94,9 @@ function refuseUnknownVersions(ordered: readonly Migration[], recorded: readonly
     );
   }
   if (unknown.length > 0) {
-    throw new SchemaVersionError(`The database records schema versions this code does not have (${unknown.join(', ')}); it was migrated by other code.`);
+    throw new SchemaVersionError(
+      `The database records schema versions this code does not have (${unknown.join(', ')}); it was migrated by other code.`,
+    );
   }
   const done = new Set(recorded);
   return ordered.filter((m) => !done.has(m.version));

@@ -55,7 +55,11 @@ t.test('a database newer than the code is refused, and left closed', async (t) =
   await t.rejects(openDatabase('sqlite:portolan.db', { migrations: [NOTES], cwd }), SchemaVersionError);
   const again = await openDatabase('sqlite:portolan.db', { migrations: [NOTES, AUTHORS], cwd });
   t.teardown(() => again.close());
-  t.same(await again.query('SELECT version FROM schema_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }], 'the refused start changed nothing');
+  t.same(
+    await again.query('SELECT version FROM schema_migrations ORDER BY version'),
+    [{ version: 1 }, { version: 2 }],
+    'the refused start changed nothing',
+  );
 });
 
 t.test('postgres:// and postgresql:// open PostgreSQL; the log names it without the password', async (t) => {

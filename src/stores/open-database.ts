@@ -30,7 +30,10 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   const location = parseDatabaseUrl(url, options.cwd);
   const db =
     location.engine === 'sqlite'
-      ? openSqliteDatabase({ path: location.path, ...(options.connectTimeoutMs === undefined ? {} : { busyTimeoutMs: options.connectTimeoutMs }) })
+      ? openSqliteDatabase({
+          path: location.path,
+          ...(options.connectTimeoutMs === undefined ? {} : { busyTimeoutMs: options.connectTimeoutMs }),
+        })
       : (await import('./postgres.ts')).openPostgresDatabase({
           connectionString: location.connectionString,
           ...(options.logger ? { logger: options.logger } : {}),

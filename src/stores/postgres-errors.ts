@@ -5,7 +5,9 @@ import { redactCredentials } from './database-url.ts';
 type ServerError = Error & { code: string; severity: string };
 
 const isServerError = (error: unknown): error is ServerError =>
-  error instanceof Error && typeof (error as Partial<ServerError>).severity === 'string' && typeof (error as Partial<ServerError>).code === 'string';
+  error instanceof Error &&
+  typeof (error as Partial<ServerError>).severity === 'string' &&
+  typeof (error as Partial<ServerError>).code === 'string';
 
 /** SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) a store can act on. */
 function kindOf(sqlstate: string): DatabaseErrorKind {
@@ -31,5 +33,10 @@ export function toPostgresError(error: unknown, secrets: readonly string[]): Dat
   // No SQLSTATE: refused, reset, timed out, or the client gave up waiting (query_timeout). The driver's
   // error is not kept as `cause`: such errors may carry the connection settings in their properties.
   const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : undefined;
-  return new DatabaseError('unavailable', 'postgres', `PostgreSQL is unavailable: ${message}`, code === undefined ? {} : { engineCode: code });
+  return new DatabaseError(
+    'unavailable',
+    'postgres',
+    `PostgreSQL is unavailable: ${message}`,
+    code === undefined ? {} : { engineCode: code },
+  );
 }

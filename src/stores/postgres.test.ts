@@ -31,7 +31,13 @@ async function throughProxy(t: TapTest, databaseUrl: string, options: Partial<Po
   proxied.host = `127.0.0.1:${proxy.port}`;
   proxied.password = PASSWORD;
   const logger = recordingLogger();
-  const db = openPostgresDatabase({ connectionString: proxied.href, connectTimeoutMs: CONNECT_TIMEOUT_MS, queryTimeoutMs: 2_000, logger, ...options });
+  const db = openPostgresDatabase({
+    connectionString: proxied.href,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: 2_000,
+    logger,
+    ...options,
+  });
   t.teardown(async () => {
     await proxy.resume();
     await db.close();
@@ -63,40 +69,45 @@ t.test('PostgreSQL', async (t) => {
 
   for (const mode of ['hold', 'refuse'] as const) {
     const outage = mode === 'hold' ? 'hangs (accepts, never answers)' : 'is stopped (refuses connections)';
-    t.test(`while the server ${outage}: ping fails in time, queries fail clearly, the process lives; then it recovers by itself`, async (t) => {
-      const { db, proxy, logger } = await throughProxy(t, url);
-      await applyMigrations(db, [{ version: 1, name: 'notes', up: "CREATE TABLE notes (id TEXT PRIMARY KEY); INSERT INTO notes VALUES ('a');" }]);
-      t.same(await db.ping(PING_TIMEOUT_MS), { ok: true });
-      const said: string[] = [];
+    t.test(
+      `while the server ${outage}: ping fails in time, queries fail clearly, the process lives; then it recovers by itself`,
+      async (t) => {
+        const { db, proxy, logger } = await throughProxy(t, url);
+        await applyMigrations(db, [
+          { version: 1, name: 'notes', up: "CREATE TABLE notes (id TEXT PRIMARY KEY); INSERT INTO notes VALUES ('a');" },
+        ]);
+        t.same(await db.ping(PING_TIMEOUT_MS), { ok: true });
+        const said: string[] = [];
 
-      await proxy.pause(mode);
-      // The first ping may meet a pooled connection just cut (it fails at once); the second needs a new one.
-      for (const attempt of ['first', 'second']) {
-        const ping = await timed(db.ping(PING_TIMEOUT_MS));
-        t.equal(ping.value.ok, false, `the ${attempt} ping reports the outage`);
-        t.match(ping.value, { reason: /PostgreSQL/ });
-        said.push(ping.value.ok ? '' : ping.value.reason);
-        if (attempt === 'second' && mode === 'hold') {
-          t.ok(ping.ms >= PING_TIMEOUT_MS - 25, 'it waited on the hung server until its timeout');
-          t.match(ping.value, { reason: `did not answer within ${PING_TIMEOUT_MS} ms` });
+        await proxy.pause(mode);
+        // The first ping may meet a pooled connection just cut (it fails at once); the second needs a new one.
+        for (const attempt of ['first', 'second']) {
+          const ping = await timed(db.ping(PING_TIMEOUT_MS));
+          t.equal(ping.value.ok, false, `the ${attempt} ping reports the outage`);
+          t.match(ping.value, { reason: /PostgreSQL/ });
+          said.push(ping.value.ok ? '' : ping.value.reason);
+          if (attempt === 'second' && mode === 'hold') {
+            t.ok(ping.ms >= PING_TIMEOUT_MS - 25, 'it waited on the hung server until its timeout');
+            t.match(ping.value, { reason: `did not answer within ${PING_TIMEOUT_MS} ms` });
+          }
         }
-      }
 
-      const [failed, failedTransaction] = await Promise.all([
-        timed(db.query('SELECT id FROM notes').catch((e: unknown) => e)),
-        timed(db.transaction((tx) => tx.query('SELECT 1 AS one')).catch((e: unknown) => e)),
-      ]);
-      t.ok(isDatabaseError(failed.value, 'unavailable'), 'a query fails as unavailable');
-      t.match((failed.value as Error).message, /^PostgreSQL is unavailable: /);
-      t.ok(isDatabaseError(failedTransaction.value, 'unavailable'), 'a transaction fails the same way');
+        const [failed, failedTransaction] = await Promise.all([
+          timed(db.query('SELECT id FROM notes').catch((e: unknown) => e)),
+          timed(db.transaction((tx) => tx.query('SELECT 1 AS one')).catch((e: unknown) => e)),
+        ]);
+        t.ok(isDatabaseError(failed.value, 'unavailable'), 'a query fails as unavailable');
+        t.match((failed.value as Error).message, /^PostgreSQL is unavailable: /);
+        t.ok(isDatabaseError(failedTransaction.value, 'unavailable'), 'a transaction fails the same way');
 
-      await proxy.resume();
-      t.same(await db.ping(2_000), { ok: true }, 'ping is ok again, without a restart');
-      t.same(await db.query('SELECT id FROM notes'), [{ id: 'a' }], 'queries work again, data intact');
+        await proxy.resume();
+        t.same(await db.ping(2_000), { ok: true }, 'ping is ok again, without a restart');
+        t.same(await db.query('SELECT id FROM notes'), [{ id: 'a' }], 'queries work again, data intact');
 
-      said.push((failed.value as Error).message, (failedTransaction.value as Error).message, ...logger.lines);
-      t.notMatch(said.join('\n'), PASSWORD, 'no message or log line holds the password');
-    });
+        said.push((failed.value as Error).message, (failedTransaction.value as Error).message, ...logger.lines);
+        t.notMatch(said.join('\n'), PASSWORD, 'no message or log line holds the password');
+      },
+    );
   }
 
   t.test('a connection lost in the middle of a transaction fails that transaction, not the process or the next one', async (t) => {

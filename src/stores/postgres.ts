@@ -62,7 +62,10 @@ export function openPostgresDatabase(options: PostgresOptions): Database {
     types: typeParsers,
   });
   const lost = (error: Error): void =>
-    options.logger?.warn({ reason: redactCredentials(error.message, secrets) }, 'PostgreSQL connection lost; a new one is opened on the next use');
+    options.logger?.warn(
+      { reason: redactCredentials(error.message, secrets) },
+      'PostgreSQL connection lost; a new one is opened on the next use',
+    );
   // An idle pooled connection whose server went away: the pool drops it; without a listener the process would crash.
   pool.on('error', lost);
   let closing: Promise<void> | undefined;
@@ -119,7 +122,9 @@ export function openPostgresDatabase(options: PostgresOptions): Database {
     const statements = { begin: serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN', commit: COMMIT, rollback: 'ROLLBACK' };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await onOneClient((session) => runTransaction(session, statements, db, () => createTransactionScope('postgres', session, ping), work));
+        return await onOneClient((session) =>
+          runTransaction(session, statements, db, () => createTransactionScope('postgres', session, ping), work),
+        );
       } catch (error) {
         if (!serializable || !isDatabaseError(error, 'transaction-conflict') || attempt >= maxAttempts) throw error;
         // Jittered, growing pause so the transactions that collided do not collide again in lockstep.
@@ -132,7 +137,8 @@ export function openPostgresDatabase(options: PostgresOptions): Database {
     engine: 'postgres',
     query: <T extends Row = Row>(sql: string, params: readonly SqlValue[] = []) =>
       outside(async () => (await pool.query(statement(sql, params)).catch(fail)).rows as T[]),
-    execute: (sql, params = []) => outside(async () => ({ rowCount: (await pool.query(statement(sql, params)).catch(fail)).rowCount ?? 0 })),
+    execute: (sql, params = []) =>
+      outside(async () => ({ rowCount: (await pool.query(statement(sql, params)).catch(fail)).rowCount ?? 0 })),
     executeScript: (sql) => outside(async () => void (await pool.query(sql).catch(fail))),
     transaction: (work, transactionOptions) => outside(() => transaction(work, transactionOptions)),
     ping,
@@ -148,7 +154,11 @@ export function openPostgresDatabase(options: PostgresOptions): Database {
 const COMMIT = 'COMMIT';
 
 /** Statements on one checked-out connection (a transaction's). */
-function clientSession(client: PoolClient, statement: (sql: string, params: readonly SqlValue[]) => Statement, fail: (error: unknown) => never): Session {
+function clientSession(
+  client: PoolClient,
+  statement: (sql: string, params: readonly SqlValue[]) => Statement,
+  fail: (error: unknown) => never,
+): Session {
   return {
     query: async (sql, params) => (await client.query(statement(sql, params)).catch(fail)).rows as Row[],
     execute: async (sql, params) => (await client.query(statement(sql, params)).catch(fail)).rowCount ?? 0,
@@ -157,7 +167,11 @@ function clientSession(client: PoolClient, statement: (sql: string, params: read
       // PostgreSQL answers COMMIT with ROLLBACK when a statement failed in the transaction and `work` caught
       // that error: the caller must not believe its writes were saved.
       if (sql === COMMIT && result.command === 'ROLLBACK') {
-        throw new DatabaseError('query-failed', 'postgres', 'The transaction was rolled back: a statement in it failed and its error was caught inside the transaction.');
+        throw new DatabaseError(
+          'query-failed',
+          'postgres',
+          'The transaction was rolled back: a statement in it failed and its error was caught inside the transaction.',
+        );
       }
     },
   };

@@ -27,7 +27,13 @@ export function losesConnection(error: unknown): boolean {
   const code = sqliteCode(error);
   if (code === undefined) return false;
   const primary = code & 0xff;
-  return primary === SQLITE_IOERR || primary === SQLITE_CANTOPEN || primary === SQLITE_NOTADB || primary === SQLITE_CORRUPT || code === SQLITE_READONLY_DBMOVED;
+  return (
+    primary === SQLITE_IOERR ||
+    primary === SQLITE_CANTOPEN ||
+    primary === SQLITE_NOTADB ||
+    primary === SQLITE_CORRUPT ||
+    code === SQLITE_READONLY_DBMOVED
+  );
 }
 
 function kindOf(code: number | undefined): DatabaseErrorKind {
@@ -35,7 +41,8 @@ function kindOf(code: number | undefined): DatabaseErrorKind {
   if (code === SQLITE_CONSTRAINT_UNIQUE || code === SQLITE_CONSTRAINT_PRIMARYKEY) return 'unique-violation';
   if (code === SQLITE_CONSTRAINT_FOREIGNKEY) return 'foreign-key-violation';
   const primary = code & 0xff;
-  if ([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB].includes(primary)) return 'unavailable';
+  if ([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB].includes(primary))
+    return 'unavailable';
   if (code === SQLITE_READONLY_DBMOVED) return 'unavailable';
   return 'query-failed';
 }

@@ -58,7 +58,9 @@ t.test('with the data directory gone, calls fail clearly and ping says why in ti
   const { root, dataDir, path } = tempDatabasePath(t);
   const db = openSqliteDatabase({ path });
   t.teardown(() => db.close());
-  await applyMigrations(db, [{ version: 1, name: 'notes', up: "CREATE TABLE notes (id TEXT PRIMARY KEY); INSERT INTO notes VALUES ('a');" }]);
+  await applyMigrations(db, [
+    { version: 1, name: 'notes', up: "CREATE TABLE notes (id TEXT PRIMARY KEY); INSERT INTO notes VALUES ('a');" },
+  ]);
   t.same(await db.ping(500), { ok: true });
 
   db.dropConnectionForTest();

@@ -154,7 +154,12 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
 /** Opens the file; `create` only the first time, so a file that vanished later is reported, not silently re-created empty. */
 function connect(file: string | undefined, busyTimeoutMs: number, create: boolean): Connection {
   if (file === undefined) {
-    if (!create) throw new DatabaseError('unavailable', 'sqlite', 'The in-memory SQLite database was lost with its connection and cannot be opened again.');
+    if (!create)
+      throw new DatabaseError(
+        'unavailable',
+        'sqlite',
+        'The in-memory SQLite database was lost with its connection and cannot be opened again.',
+      );
     return { handle: configure(new DatabaseSync(SQLITE_MEMORY, { timeout: busyTimeoutMs })), statements: new Map(), identity: undefined };
   }
   try {
@@ -204,4 +209,5 @@ const bind = (params: readonly SqlValue[]) => params.map((value) => (typeof valu
 
 const queryRows = (conn: Connection, sql: string, params: readonly SqlValue[]): Row[] => prepared(conn, sql).all(...bind(params)) as Row[];
 
-const executeCount = (conn: Connection, sql: string, params: readonly SqlValue[]): number => Number(prepared(conn, sql).run(...bind(params)).changes);
+const executeCount = (conn: Connection, sql: string, params: readonly SqlValue[]): number =>
+  Number(prepared(conn, sql).run(...bind(params)).changes);

@@ -74,7 +74,9 @@ async function findServer(): Promise<Server> {
   for (const adminUrl of candidates) {
     try {
       const canCreate = await onAdmin(adminUrl, async (client) => {
-        const { rows } = await client.query<{ can: boolean }>('SELECT rolcreatedb OR rolsuper AS can FROM pg_roles WHERE rolname = current_user');
+        const { rows } = await client.query<{ can: boolean }>(
+          'SELECT rolcreatedb OR rolsuper AS can FROM pg_roles WHERE rolname = current_user',
+        );
         if (rows[0]?.can) await dropStaleDatabases(client);
         return rows[0]?.can === true;
       });

@@ -105,14 +105,16 @@ export function createTransactionScope(
       return Promise.reject(error);
     }
     return serially(() => {
-      if (ended) throw new Error('This transaction has already ended; a statement was sent to its `tx` handle afterwards (a missing await?).');
+      if (ended)
+        throw new Error('This transaction has already ended; a statement was sent to its `tx` handle afterwards (a missing await?).');
       return op();
     });
   };
   const savepoint = `portolan_savepoint_${depth + 1}`;
   const handle: Database = {
     engine,
-    query: <R extends Row = Row>(sql: string, params: readonly SqlValue[] = []) => statement(() => session.query(sql, params) as Promise<R[]>),
+    query: <R extends Row = Row>(sql: string, params: readonly SqlValue[] = []) =>
+      statement(() => session.query(sql, params) as Promise<R[]>),
     execute: (sql, params = []) => statement(async () => ({ rowCount: await session.execute(sql, params) })),
     executeScript: (sql) => statement(() => session.script(sql)),
     // A nested transaction that failed was rolled back to its savepoint: this scope is still sound.

@@ -41,7 +41,13 @@ export function writeMemberAnswer(req: IncomingMessage, res: ServerResponse, ans
 }
 
 /** The data plane's own answer (no member, or none answered): `{"code":status,"message":...}` as JSON. */
-export function writeJsonError(req: IncomingMessage, res: ServerResponse, status: number, message: string, linger: Linger): Promise<WriteOutcome> {
+export function writeJsonError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  message: string,
+  linger: Linger,
+): Promise<WriteOutcome> {
   const payload = JSON.stringify({ code: status, message });
   return writeAnswer(req, res, linger, (closeAfter) => {
     res.writeHead(status, {
@@ -59,7 +65,12 @@ export function writeJsonError(req: IncomingMessage, res: ServerResponse, status
  * the rest of the body is then read and dropped for up to `lingerMs` before the connection closes,
  * because a client still sending when the socket closes gets a reset and may lose the answer.
  */
-async function writeAnswer(req: IncomingMessage, res: ServerResponse, linger: Linger, head: (closeAfter: boolean) => Readable | string): Promise<WriteOutcome> {
+async function writeAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  linger: Linger,
+  head: (closeAfter: boolean) => Readable | string,
+): Promise<WriteOutcome> {
   const bodyUnread = !req.complete;
   const body = head(bodyUnread);
   let cutBy: 'client' | 'answer' | undefined;

@@ -22,8 +22,18 @@ function startDataPlane(t: TapTest, logger: Logger = createLogger({ level: 'sile
 }
 
 /** A service on 127.0.0.1 listening on the real port `port`, over `members`. */
-function service(key: string, port: number, members: readonly { host: string; port: number }[], monitor: 'http' | null = null): VirtualServiceSpec {
-  return { key, addresses: ['127.0.0.1'], port: port - OFFSET, pool: { key: `${key}_pool`, members: members.map(({ host, port }) => ({ host, port })), monitor } };
+function service(
+  key: string,
+  port: number,
+  members: readonly { host: string; port: number }[],
+  monitor: 'http' | null = null,
+): VirtualServiceSpec {
+  return {
+    key,
+    addresses: ['127.0.0.1'],
+    port: port - OFFSET,
+    pool: { key: `${key}_pool`, members: members.map(({ host, port }) => ({ host, port })), monitor },
+  };
 }
 
 t.test('a service balances round robin over its pool; status shows where it listens and its pool', async (t) => {
@@ -36,7 +46,11 @@ t.test('a service balances round robin over its pool; status shows where it list
   t.same(bodies, ['a', 'b', 'a', 'b']);
   const status = dataPlane.status()['/T/A/web']!;
   t.same(status.addresses, [{ address: '127.0.0.1', port: port!, bound: true, url: `http://127.0.0.1:${port}` }]);
-  t.match(status.pool, { name: '/T/A/web_pool', membersUp: 2, members: [{ state: 'unchecked' }, { state: 'unchecked' }] }, 'no monitor: members stay unchecked, in rotation');
+  t.match(
+    status.pool,
+    { name: '/T/A/web_pool', membersUp: 2, members: [{ state: 'unchecked' }, { state: 'unchecked' }] },
+    'no monitor: members stay unchecked, in rotation',
+  );
 });
 
 t.test("the pool's http monitor takes a member whose health probe answers 500 out of rotation, and back", async (t) => {
@@ -54,27 +68,30 @@ t.test("the pool's http monitor takes a member whose health probe answers 500 ou
   t.same([await bodyThrough(port!), await bodyThrough(port!)].sort(), ['a', 'b']);
 });
 
-t.test('applying an unchanged service again leaves its listener alone: the request in flight and the keep-alive connection go on', async (t) => {
-  const member = await startHeldMember(t, 'held');
-  const [port] = await freePorts(1);
-  const { dataPlane } = startDataPlane(t);
-  const spec = service('/T/A/web', port!, [member], 'http');
-  await dataPlane.apply([spec]);
-  const state = () => dataPlane.status()['/T/A/web']!.pool.members[0]!.state;
-  t.ok(await waitFor(() => state() === 'up'));
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  t.teardown(() => agent.destroy());
-  const inFlight = through(port!, { agent });
-  await member.holding();
-  t.same(await dataPlane.apply([structuredClone(spec)]), { ok: true });
-  t.equal(state(), 'up', 'the same pool, its monitor state kept (a new pool would start unchecked)');
-  member.release();
-  t.match(await inFlight, { status: 200, body: 'held' }, 'the request in flight is answered');
-  const next = through(port!, { agent });
-  await member.holding();
-  member.release();
-  t.match(await next, { status: 200, reusedSocket: true }, 'the next request goes on the same connection');
-});
+t.test(
+  'applying an unchanged service again leaves its listener alone: the request in flight and the keep-alive connection go on',
+  async (t) => {
+    const member = await startHeldMember(t, 'held');
+    const [port] = await freePorts(1);
+    const { dataPlane } = startDataPlane(t);
+    const spec = service('/T/A/web', port!, [member], 'http');
+    await dataPlane.apply([spec]);
+    const state = () => dataPlane.status()['/T/A/web']!.pool.members[0]!.state;
+    t.ok(await waitFor(() => state() === 'up'));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    t.teardown(() => agent.destroy());
+    const inFlight = through(port!, { agent });
+    await member.holding();
+    t.same(await dataPlane.apply([structuredClone(spec)]), { ok: true });
+    t.equal(state(), 'up', 'the same pool, its monitor state kept (a new pool would start unchecked)');
+    member.release();
+    t.match(await inFlight, { status: 200, body: 'held' }, 'the request in flight is answered');
+    const next = through(port!, { agent });
+    await member.holding();
+    member.release();
+    t.match(await next, { status: 200, reusedSocket: true }, 'the next request goes on the same connection');
+  },
+);
 
 t.test('a changed pool on the same address takes over the listener: the request in flight ends on the old pool', async (t) => {
   const [held, fresh] = [await startHeldMember(t, 'held'), await startHttpMember(t, 'fresh')];
@@ -109,7 +126,11 @@ t.test('a listener that cannot be bound fails the apply and changes nothing', as
   const { dataPlane } = startDataPlane(t);
   await dataPlane.apply([service('/T/A/running', running!, [member])]);
   await occupy(t, taken!);
-  const outcome = await dataPlane.apply([service('/T/A/running', moved!, [member]), service('/T/A/taken', taken!, [member]), service('/T/A/other', other!, [member])]);
+  const outcome = await dataPlane.apply([
+    service('/T/A/running', moved!, [member]),
+    service('/T/A/taken', taken!, [member]),
+    service('/T/A/other', other!, [member]),
+  ]);
   t.same(outcome, { ok: false, failures: [{ key: '/T/A/taken', address: '127.0.0.1', port: taken!, reason: 'address in use' }] });
   t.equal(await bodyThrough(running!), 'a', 'the running service still serves where it was');
   t.same([await through(moved!), await through(other!)], ['refused', 'refused'], 'the listeners bound for the failed apply are closed');
@@ -123,7 +144,12 @@ t.test('addresses that are not loopback, and ports past 65535, are kept and show
   const high = { ...service('/T/A/high', 0, []), port: 60_000 };
   t.same(await dataPlane.apply([spec, high]), { ok: true });
   t.same(dataPlane.status()['/T/A/web']!.addresses, [
-    { address: '10.0.1.10%2', port: port!, bound: false, reason: 'not a loopback address: only 127.0.0.0/8 (also IPv4-mapped) and ::1 are bound on this device' },
+    {
+      address: '10.0.1.10%2',
+      port: port!,
+      bound: false,
+      reason: 'not a loopback address: only 127.0.0.0/8 (also IPv4-mapped) and ::1 are bound on this device',
+    },
     { address: '127.0.0.1%2', port: port!, bound: true, url: `http://127.0.0.1:${port}` },
   ]);
   t.match(dataPlane.status()['/T/A/high']!.addresses, [{ bound: false, port: 70_000, reason: /outside 1-65535/ }]);
@@ -138,7 +164,12 @@ t.test('qlogging on, requests, off: trace0.qlog parses and holds connections and
   await dataPlane.setQlogging(true);
   const file = join(dataDir, 'trace0.qlog');
   const closedConnections = () => (existsSync(file) ? readFileSync(file, 'utf8').split('transport:connection_closed').length - 1 : 0);
-  await through(port!, { method: 'POST', path: '/p?q=query-secret', headers: { 'x-secret': 'header-secret', 'content-type': 'text/plain' }, body: 'body-secret' });
+  await through(port!, {
+    method: 'POST',
+    path: '/p?q=query-secret',
+    headers: { 'x-secret': 'header-secret', 'content-type': 'text/plain' },
+    body: 'body-secret',
+  });
   t.ok(await waitFor(() => closedConnections() === 1), 'its connection closed (each request has its own)');
   await through(empty!, { path: '/none' });
   t.ok(await waitFor(() => closedConnections() === 2));
@@ -146,14 +177,31 @@ t.test('qlogging on, requests, off: trace0.qlog parses and holds connections and
 
   const text = readFileSync(file, 'utf8');
   const events = (JSON.parse(text) as { traces: { events: { name: string; data: Record<string, unknown> }[] }[] }).traces[0]!.events;
-  t.same(events.map((e) => e.name), [
-    'transport:connection_started', 'http:request', 'transport:connection_closed',
-    'transport:connection_started', 'http:request_failed', 'transport:connection_closed',
-  ]);
-  t.match(events[1]!.data, { service: '/T/A/web', method: 'POST', path: '/p', status: 200, member: `127.0.0.1:${member.port}`, bytes_in: Number, bytes_out: Number, duration_ms: 0 });
+  t.same(
+    events.map((e) => e.name),
+    [
+      'transport:connection_started',
+      'http:request',
+      'transport:connection_closed',
+      'transport:connection_started',
+      'http:request_failed',
+      'transport:connection_closed',
+    ],
+  );
+  t.match(events[1]!.data, {
+    service: '/T/A/web',
+    method: 'POST',
+    path: '/p',
+    status: 200,
+    member: `127.0.0.1:${member.port}`,
+    bytes_in: Number,
+    bytes_out: Number,
+    duration_ms: 0,
+  });
   t.match(events[4]!.data, { service: '/T/A/empty', path: '/none', status: 503, reason: 'no_member' });
   t.match(events[0]!.data, { src_ip: '127.0.0.1', src_port: Number, dst_ip: '127.0.0.1', dst_port: port });
-  for (const secret of ['query-secret', 'header-secret', 'body-secret', 'x-secret']) t.notOk(text.includes(secret), `no ${secret} in the trace`);
+  for (const secret of ['query-secret', 'header-secret', 'body-secret', 'x-secret'])
+    t.notOk(text.includes(secret), `no ${secret} in the trace`);
   t.equal(member.received[0]!.headers['x-secret'], 'header-secret', 'while the member did get the header');
 });
 
@@ -171,7 +219,13 @@ t.test('access logging and the event level switch at runtime', async (t) => {
   t.same(await messages(), [], 'off by default');
   dataPlane.setAccessLogging(true);
   t.same(await messages(), ['access']);
-  t.match(JSON.parse(logs.lines.find((line) => line.includes('"access"'))!), { service: '/T/A/web', method: 'GET', path: '/x', status: 200, member: `127.0.0.1:${member.port}` });
+  t.match(JSON.parse(logs.lines.find((line) => line.includes('"access"'))!), {
+    service: '/T/A/web',
+    method: 'GET',
+    path: '/x',
+    status: 200,
+    member: `127.0.0.1:${member.port}`,
+  });
   dataPlane.setAccessLogging(false);
   dataPlane.setEventLevel('Info');
   t.same(await messages(), ['request']);
@@ -190,10 +244,22 @@ t.test('applies run one after the other: the last one called is what runs', asyn
 
 t.test('the number of listeners is bounded: past it a service fails to apply and nothing changes', async (t) => {
   const clock = createFakeClock();
-  const plane = createDataPlane({ portOffset: 0, clock, timers: clock, logger: createLogger({ level: 'silent' }), dataDir: '/nonexistent', maxListeners: 1 });
+  const plane = createDataPlane({
+    portOffset: 0,
+    clock,
+    timers: clock,
+    logger: createLogger({ level: 'silent' }),
+    dataDir: '/nonexistent',
+    maxListeners: 1,
+  });
   t.teardown(() => plane.close());
   const [p1, p2] = (await freePorts(2)) as [number, number];
-  const spec = (key: string, port: number) => ({ key, addresses: ['127.0.0.1'], port, pool: { key: `${key}/pool`, members: [], monitor: null } });
+  const spec = (key: string, port: number) => ({
+    key,
+    addresses: ['127.0.0.1'],
+    port,
+    pool: { key: `${key}/pool`, members: [], monitor: null },
+  });
   t.same(await plane.apply([spec('/T/A/one', p1)]), { ok: true });
   const refused = await plane.apply([spec('/T/A/one', p1), spec('/T/A/two', p2)]);
   t.match(refused, { ok: false, failures: [{ key: '/T/A/two', reason: /too many listeners on this device \(at most 1\)/ }] });

@@ -61,7 +61,13 @@ export type DataPlane = {
 type Running = { fingerprint: string; pool: Pool; addresses: AddressStatus[] };
 
 /** A changed or new service, ready to switch to: its pool, the listeners it takes over and the ones bound for it. */
-type Staged = { spec: VirtualServiceSpec; pool: Pool; addresses: AddressStatus[]; takenOver: string[]; fresh: { address: string; url: string; server: VirtualServer }[] };
+type Staged = {
+  spec: VirtualServiceSpec;
+  pool: Pool;
+  addresses: AddressStatus[];
+  takenOver: string[];
+  fresh: { address: string; url: string; server: VirtualServer }[];
+};
 
 /** This process runs one data-plane worker; its trace is trace0.qlog. */
 const WORKER = 0;
@@ -139,7 +145,15 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       if (listeners.has(plan.url)) staged.takenOver.push(plan.url);
       else {
         const server = createVirtualServer({
-          name: spec.key, address: plan.host, port: plan.port, pool, clock, timers, logger, hooks, hop,
+          name: spec.key,
+          address: plan.host,
+          port: plan.port,
+          pool,
+          clock,
+          timers,
+          logger,
+          hooks,
+          hop,
           ...(options.upstreamTimeoutMs ? { upstreamTimeoutMs: options.upstreamTimeoutMs } : {}),
           ...(options.connectionsPerMember ? { connectionsPerMember: options.connectionsPerMember } : {}),
           ...(options.closeGraceMs ? { closeGraceMs: options.closeGraceMs } : {}),
@@ -170,7 +184,13 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     const fresh = staged.flatMap((s) => s.fresh.map((f) => ({ ...f, key: s.spec.key })));
     const binds = await Promise.allSettled(fresh.map((f) => f.server.listen()));
     binds.forEach((bind, i) => {
-      if (bind.status === 'rejected') failures.push({ key: fresh[i]!.key, address: fresh[i]!.address, port: fresh[i]!.server.port, reason: bindFailureReason(bind.reason) });
+      if (bind.status === 'rejected')
+        failures.push({
+          key: fresh[i]!.key,
+          address: fresh[i]!.address,
+          port: fresh[i]!.server.port,
+          reason: bindFailureReason(bind.reason),
+        });
     });
     if (failures.length > 0) {
       await Promise.all(fresh.map((f) => f.server.close()));
@@ -198,13 +218,20 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
 
   return {
     apply: (specs) => serialised(() => applyNow(specs)),
-    status: () => Object.fromEntries([...services].map(([key, running]) => [key, { addresses: running.addresses.map((a) => ({ ...a })), pool: running.pool.status() }])),
+    status: () =>
+      Object.fromEntries(
+        [...services].map(([key, running]) => [key, { addresses: running.addresses.map((a) => ({ ...a })), pool: running.pool.status() }]),
+      ),
     setQlogging: (on) =>
       serialised(async () => {
         if (on && !trace && !closed) {
           await mkdir(options.dataDir, { recursive: true });
           const file = join(options.dataDir, `trace${WORKER}.qlog`);
-          trace = createQlogTrace(file, { clock, title: 'portolan data plane', onError: (error) => logger.error({ err: error, file }, 'qlog trace cannot be written') });
+          trace = createQlogTrace(file, {
+            clock,
+            title: 'portolan data plane',
+            onError: (error) => logger.error({ err: error, file }, 'qlog trace cannot be written'),
+          });
         } else if (!on && trace) {
           const ending = trace;
           trace = undefined;

@@ -27,6 +27,13 @@ t.test('more Via entries than the bound, across fields, are refused', async (t) 
 });
 
 t.test('the marker goes to the member after the Via fields the request had', async (t) => {
-  t.same(upstreamHeaders(['Via', '1.0 fred', 'Host', 'x'], undefined, '1.1 portolan-abc'), ['Via', '1.0 fred', 'Host', 'x', 'Via', '1.1 portolan-abc']);
+  t.same(upstreamHeaders(['Via', '1.0 fred', 'Host', 'x'], undefined, '1.1 portolan-abc'), [
+    'Via',
+    '1.0 fred',
+    'Host',
+    'x',
+    'Via',
+    '1.1 portolan-abc',
+  ]);
   t.same(upstreamHeaders(['Host', 'x'], undefined), ['Host', 'x'], 'none given: none added');
 });

@@ -59,7 +59,12 @@ export type ExchangeLimits = {
  * const answer = await exchangeWithMember(upstream, '127.0.0.1:8081', request, { timeoutMs: 30_000, timers: systemTimers });
  * if (answer.kind === 'answer') answer.body.pipe(res);
  */
-export async function exchangeWithMember(upstream: Pick<Dispatcher, 'request'>, member: string, request: ProxyRequest, limits: ExchangeLimits): Promise<ProxyAnswer> {
+export async function exchangeWithMember(
+  upstream: Pick<Dispatcher, 'request'>,
+  member: string,
+  request: ProxyRequest,
+  limits: ExchangeLimits,
+): Promise<ProxyAnswer> {
   const { timeoutMs, timers } = limits;
   if (request.signal?.aborted) return { kind: 'cancelled', member };
   const abort = new AbortController();
@@ -95,7 +100,8 @@ export async function exchangeWithMember(upstream: Pick<Dispatcher, 'request'>, 
     watchdog.stop();
     feed?.stop();
     if (request.signal?.aborted || feed?.cut) return { kind: 'cancelled', member };
-    if (timedOut) return { kind: 'failed', member, code: 'gatewayTimeout', message: `pool member ${member} did not answer within ${timeoutMs} ms` };
+    if (timedOut)
+      return { kind: 'failed', member, code: 'gatewayTimeout', message: `pool member ${member} did not answer within ${timeoutMs} ms` };
     return { kind: 'failed', member, ...upstreamFailure(error, member, timeoutMs) };
   } finally {
     // From here on the consumer cuts the exchange by destroying the answer's body.

@@ -34,11 +34,22 @@ const SEED_MONITOR = { intervalMs: 5000, timeoutMs: 16_000 };
  * A pool monitored on a fake clock, over real sockets: the probes are the real ones, counted as they
  * start; `settled()` waits until every probe started so far has answered and been applied.
  */
-function monitoredPool(t: TapTest, members: PoolOptions['members'], monitor: PoolOptions['monitor'], extra: { onStateChange?: PoolOptions['onStateChange']; logger?: Logger; clock?: ReturnType<typeof createFakeClock> } = {}) {
+function monitoredPool(
+  t: TapTest,
+  members: PoolOptions['members'],
+  monitor: PoolOptions['monitor'],
+  extra: { onStateChange?: PoolOptions['onStateChange']; logger?: Logger; clock?: ReturnType<typeof createFakeClock> } = {},
+) {
   const clock = extra.clock ?? createFakeClock();
   const started: Promise<ProbeResult>[] = [];
   const pool = createPool({
-    name: 'mapping', members, monitor, clock, timers: clock, logger: extra.logger, onStateChange: extra.onStateChange,
+    name: 'mapping',
+    members,
+    monitor,
+    clock,
+    timers: clock,
+    logger: extra.logger,
+    onStateChange: extra.onStateChange,
     probe: (member, options) => {
       const probing = probeHealth(member, options);
       started.push(probing);
@@ -59,23 +70,43 @@ function monitoredPool(t: TapTest, members: PoolOptions['members'], monitor: Poo
 t.test('members start unchecked and in rotation; pick() takes them in turn', async (t) => {
   const pool = createPool({
     name: 'mapping',
-    members: [{ host: '127.0.0.1', port: 1001 }, { host: '127.0.0.1', port: 1002 }, { host: '::1', port: 1003 }],
+    members: [
+      { host: '127.0.0.1', port: 1001 },
+      { host: '127.0.0.1', port: 1002 },
+      { host: '::1', port: 1003 },
+    ],
     clock: createFakeClock(),
   });
-  t.same(pool.members.map((m) => m.address), ['127.0.0.1:1001', '127.0.0.1:1002', '[::1]:1003']);
-  t.same(Array.from({ length: 7 }, () => pool.pick()?.port), [1001, 1002, 1003, 1001, 1002, 1003, 1001]);
+  t.same(
+    pool.members.map((m) => m.address),
+    ['127.0.0.1:1001', '127.0.0.1:1002', '[::1]:1003'],
+  );
+  t.same(
+    Array.from({ length: 7 }, () => pool.pick()?.port),
+    [1001, 1002, 1003, 1001, 1002, 1003, 1001],
+  );
   const status = pool.status();
   t.ok(validatePoolStatus(status), `PoolStatus: ${JSON.stringify(validatePoolStatus.errors)}`);
-  t.same(status, {
-    name: 'mapping',
-    monitor: { interval: 5, timeout: 16, timeUntilUp: 0, receive: '200', send: 'GET /health HTTP/1.1\r\nHost: 127.0.0.1:1001\r\nConnection: close\r\n\r\n' },
-    membersUp: 3,
-    members: [
-      { address: '127.0.0.1:1001', state: 'unchecked' },
-      { address: '127.0.0.1:1002', state: 'unchecked' },
-      { address: '[::1]:1003', state: 'unchecked' },
-    ],
-  }, 'the seed\'s monitor settings by default');
+  t.same(
+    status,
+    {
+      name: 'mapping',
+      monitor: {
+        interval: 5,
+        timeout: 16,
+        timeUntilUp: 0,
+        receive: '200',
+        send: 'GET /health HTTP/1.1\r\nHost: 127.0.0.1:1001\r\nConnection: close\r\n\r\n',
+      },
+      membersUp: 3,
+      members: [
+        { address: '127.0.0.1:1001', state: 'unchecked' },
+        { address: '127.0.0.1:1002', state: 'unchecked' },
+        { address: '[::1]:1003', state: 'unchecked' },
+      ],
+    },
+    "the seed's monitor settings by default",
+  );
   t.equal(createPool({ name: 'empty', members: [], clock: createFakeClock() }).pick(), undefined, 'no member: undefined');
 });
 
@@ -103,7 +134,11 @@ t.test('a member whose /health turns 503 leaves rotation at the next probe, one 
   pool.start();
   t.equal(probes(), 2, 'both probed at once');
   await settled();
-  t.same(pool.status().members.map((m) => m.state), ['up', 'up'], 'both up after the first probes');
+  t.same(
+    pool.status().members.map((m) => m.state),
+    ['up', 'up'],
+    'both up after the first probes',
+  );
   t.same(
     changes.map((c) => `${c.member.port} ${c.from} -> ${c.to}`).sort(),
     [`${a.port} unchecked -> up`, `${b.port} unchecked -> up`].sort(),
@@ -136,17 +171,25 @@ t.test('a member whose /health turns 503 leaves rotation at the next probe, one 
   t.equal(changes.length, 4, 'each change reported once');
 });
 
-t.test('status() matches the PoolStatus schema in every state, with the clock\'s times', async (t) => {
+t.test("status() matches the PoolStatus schema in every state, with the clock's times", async (t) => {
   const up = await startHttpMember(t, 'up');
   const sick = await startHttpMember(t, 'sick');
   sick.setHealth(500);
   const refused = await closedPort();
   const clock = createFakeClock(Date.parse('2025-03-14T09:26:53.589Z'));
-  const { pool, settled } = monitoredPool(t, [up, sick, { host: '127.0.0.1', port: refused }], { intervalMs: 60_000, timeoutMs: 1000, timeUntilUpMs: 0 }, { clock });
+  const { pool, settled } = monitoredPool(
+    t,
+    [up, sick, { host: '127.0.0.1', port: refused }],
+    { intervalMs: 60_000, timeoutMs: 1000, timeUntilUpMs: 0 },
+    { clock },
+  );
   t.ok(validatePoolStatus(pool.status()), 'unchecked');
   pool.start();
   await settled();
-  t.ok(pool.status().members.every((m) => m.state !== 'unchecked'), 'all probed');
+  t.ok(
+    pool.status().members.every((m) => m.state !== 'unchecked'),
+    'all probed',
+  );
   const status = pool.status();
   t.ok(validatePoolStatus(status), `after probes: ${JSON.stringify(validatePoolStatus.errors)}`);
   const at = '2025-03-14T09:26:53.589Z';
@@ -156,7 +199,13 @@ t.test('status() matches the PoolStatus schema in every state, with the clock\'s
     { address: `127.0.0.1:${refused}`, state: 'down', lastStatus: null, reason: 'connection refused', lastChange: at, lastProbe: at },
   ]);
   t.equal(status.membersUp, 1);
-  t.same(status.monitor, { interval: 60, timeout: 1, timeUntilUp: 0, receive: '200', send: `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${up.port}\r\nConnection: close\r\n\r\n` });
+  t.same(status.monitor, {
+    interval: 60,
+    timeout: 1,
+    timeUntilUp: 0,
+    receive: '200',
+    send: `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${up.port}\r\nConnection: close\r\n\r\n`,
+  });
 });
 
 t.test('at most one probe per member is in flight; a hung member is down after the timeout, not before', async (t) => {
@@ -246,11 +295,19 @@ t.test('each state change is logged once, with the member, old and new state and
   t.equal(state(), 'down');
   await probeTimes(3);
   const address = `127.0.0.1:${member.port}`;
-  t.same(lines.map((l) => [l.msg, l.pool, l.member, l.from, l.to, l.reason]), [
-    ['pool member up', 'mapping', address, 'unchecked', 'up', 'HTTP status 200'],
-    ['pool member down', 'mapping', address, 'up', 'down', 'HTTP status 503'],
-  ], 'two changes, two lines, however many probes');
-  t.same(lines.map((l) => l.level), [30, 40], 'up at info, down at warn');
+  t.same(
+    lines.map((l) => [l.msg, l.pool, l.member, l.from, l.to, l.reason]),
+    [
+      ['pool member up', 'mapping', address, 'unchecked', 'up', 'HTTP status 200'],
+      ['pool member down', 'mapping', address, 'up', 'down', 'HTTP status 503'],
+    ],
+    'two changes, two lines, however many probes',
+  );
+  t.same(
+    lines.map((l) => l.level),
+    [30, 40],
+    'up at info, down at warn',
+  );
 });
 
 t.test('metrics: member up gauge (unchecked counts as in rotation) and state-change counter, current at each scrape', async (t) => {

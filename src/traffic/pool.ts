@@ -95,7 +95,9 @@ export function createPool(options: PoolOptions): Pool {
   const send = options.monitor?.send;
   for (const [name, value] of Object.entries({ intervalMs, timeoutMs, timeUntilUpMs })) {
     if (!Number.isFinite(value) || value < 0 || (name !== 'timeUntilUpMs' && value === 0)) {
-      throw new RangeError(`pool ${options.name}: monitor ${name} must be a ${name === 'timeUntilUpMs' ? 'non-negative' : 'positive'} number of milliseconds`);
+      throw new RangeError(
+        `pool ${options.name}: monitor ${name} must be a ${name === 'timeUntilUpMs' ? 'non-negative' : 'positive'} number of milliseconds`,
+      );
     }
   }
   const { clock, logger } = options;

@@ -28,7 +28,7 @@ const answering = (reply: string | string[]) => async (t: TapTest) => {
   return { ...server, captured };
 };
 
-t.test('the probe sends exactly the seed\'s request bytes', async (t) => {
+t.test("the probe sends exactly the seed's request bytes", async (t) => {
   const member = await answering('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n')(t);
   const result = await probeHealth(member, { timeoutMs });
   t.same(result, { up: true, status: 200 });

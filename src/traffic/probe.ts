@@ -5,9 +5,7 @@ import { systemTimers, type Timers } from '../lib/timers.ts';
 export type MemberAddress = { host: string; port: number };
 
 /** What one health probe saw: up only on HTTP status 200 (the seed's receive string `200`). */
-export type ProbeResult =
-  | { up: true; status: 200 }
-  | { up: false; status: number | null; reason: string };
+export type ProbeResult = { up: true; status: 200 } | { up: false; status: number | null; reason: string };
 
 export type ProbeOptions = {
   /** The whole exchange (connect, send, status line) must finish within this time. */
@@ -57,7 +55,11 @@ function judge(received: string, ended: boolean): ProbeResult | undefined {
   if (lineEnd < 0 && !ended && received.length < MAX_STATUS_LINE) return undefined;
   const match = STATUS_LINE.exec(lineEnd < 0 ? received : received.slice(0, lineEnd + 1));
   if (!match) {
-    return { up: false, status: null, reason: received.length === 0 ? 'connection closed without an answer' : 'no HTTP status line in the answer' };
+    return {
+      up: false,
+      status: null,
+      reason: received.length === 0 ? 'connection closed without an answer' : 'no HTTP status line in the answer',
+    };
   }
   const status = Number(match[1]);
   return status === 200 ? { up: true, status: 200 } : { up: false, status, reason: `HTTP status ${status}` };
@@ -105,7 +107,9 @@ export function probeHealth(member: MemberAddress, options: ProbeOptions): Promi
     socket.on('error', (error: NodeJS.ErrnoException) => {
       // A reset after a complete status line still counts: the member did answer.
       const answered = judge(received, false);
-      finish(answered ?? { up: false, status: null, reason: NET_REASONS[error.code ?? ''] ?? `connection failed (${error.code ?? 'error'})` });
+      finish(
+        answered ?? { up: false, status: null, reason: NET_REASONS[error.code ?? ''] ?? `connection failed (${error.code ?? 'error'})` },
+      );
     });
   });
 }

@@ -11,9 +11,17 @@ import { startHttpMember, startProxiedGateway as gatewayFor, waitFor } from './t
 /** What a member answers at once, without reading the body (each with its Content-Length, as the mapping role answers). */
 const EARLY_ANSWERS: Record<string, { status: number; headers: Record<string, string>; body: string }> = {
   // The mapping role past its body limit: 413, and it closes its connection.
-  '/too-large': { status: 413, headers: { 'content-type': 'application/json', connection: 'close' }, body: '{"status":"error","message":"The request body exceeds 1048576 bytes."}' },
+  '/too-large': {
+    status: 413,
+    headers: { 'content-type': 'application/json', connection: 'close' },
+    body: '{"status":"error","message":"The request body exceeds 1048576 bytes."}',
+  },
   // A member that refuses the caller: 401, and its connection stays open.
-  '/needs-auth': { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="charts"' }, body: '{"status":"error","message":"Authentication required."}' },
+  '/needs-auth': {
+    status: 401,
+    headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="charts"' },
+    body: '{"status":"error","message":"Authentication required."}',
+  },
 };
 
 /** A member answering EARLY_ANSWERS' paths at once; any other request is read whole and answered 200. */
@@ -42,7 +50,10 @@ for (const [path, early] of Object.entries(EARLY_ANSWERS)) {
     t.match(outcome.headers, { ...endToEnd, 'content-length': String(early.body.length) }, "the member's fields");
     t.equal(outcome.headers?.connection, 'close', 'Connection: close: the request body was not read to its end');
     t.same(outcome.errors, [], 'no reset, no broken pipe: the client sent the rest of its body, then the gateway closed');
-    t.ok(member.bytesReceived() < 2 * SENT_FIRST, `the rest of the body is not passed on (${member.bytesReceived()} of ${size} bytes reached the member)`);
+    t.ok(
+      member.bytesReceived() < 2 * SENT_FIRST,
+      `the rest of the body is not passed on (${member.bytesReceived()} of ${size} bytes reached the member)`,
+    );
     t.ok(await waitFor(() => gateway.results.length === 1), 'forward() settled');
     t.same(gateway.results, [{ status: early.status, member: `127.0.0.1:${member.port}` }], 'reported with the status the client got');
     t.equal((await send(gateway.port, { method: 'POST', path: '/next' }, 'x')).body.toString(), 'served', 'the gateway keeps serving');
@@ -57,19 +68,33 @@ for (const [path, early] of Object.entries(EARLY_ANSWERS)) {
     const outcome = await new Promise<{ status?: number; body: string; errors: string[] }>((resolve) => {
       const seen: { status?: number; body: string; errors: string[] } = { body: '', errors: [] };
       const noAnswer = setTimeout(() => req.destroy(new Error('no answer')), 5000); // only keeps a broken proxy from hanging the test
-      const req = httpRequest({ host: '127.0.0.1', port: gateway.port, method: 'POST', path, agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } }, (res) => {
-        seen.status = res.statusCode;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (seen.body += chunk));
-        res.on('error', (error) => seen.errors.push(`answer: ${error.message}`));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: gateway.port,
+          method: 'POST',
+          path,
+          agent: false,
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+        },
+        (res) => {
+          seen.status = res.statusCode;
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (seen.body += chunk));
+          res.on('error', (error) => seen.errors.push(`answer: ${error.message}`));
+        },
+      );
       req.on('error', (error) => seen.errors.push(`request: ${error.message}`));
       req.on('close', () => (clearTimeout(noAnswer), resolve(seen)));
       req.end(body);
     });
     t.same(outcome, { status: early.status, body: early.body, errors: [] }, 'the whole answer, no reset');
     t.ok(await waitFor(() => gateway.results.length === 1), 'forward() settled');
-    t.same(gateway.results, [{ status: early.status, member: `127.0.0.1:${member.port}` }], `reported as ${early.status}, not as a client that went away (499)`);
+    t.same(
+      gateway.results,
+      [{ status: early.status, member: `127.0.0.1:${member.port}` }],
+      `reported as ${early.status}, not as a client that went away (499)`,
+    );
   });
 }
 

@@ -28,9 +28,9 @@ function happensWithin(event: Promise<void>, ms: number): Promise<boolean> {
  */
 async function startStreamingMember(t: TapTest, patienceMs: number) {
   const download = randomBytes(8 * MB);
-  let uploadArrives = () => undefined as void;
+  let uploadArrives: () => void = () => {};
   const firstUploadBytes = new Promise<void>((resolve) => (uploadArrives = resolve));
-  let clientHoldsFirstPart = () => undefined as void;
+  let clientHoldsFirstPart: () => void = () => {};
   const firstPartAtClient = new Promise<void>((resolve) => (clientHoldsFirstPart = resolve));
   let responseStreamed: boolean | undefined;
   const member = await startHttpMember(t, 'streaming', async (req, res) => {
@@ -62,12 +62,15 @@ async function checkStreaming(port: number, member: Awaited<ReturnType<typeof st
   const upload = randomBytes(8 * MB);
   let requestStreamed = false;
   const uploaded = await new Promise<string>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/upload', agent: false, headers: { 'content-length': String(upload.length) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve(text));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path: '/upload', agent: false, headers: { 'content-length': String(upload.length) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      },
+    );
     req.on('error', reject);
     req.write(upload.subarray(0, FIRST_PART));
     void happensWithin(member.firstUploadBytes, member.patienceMs).then((streamed) => {
@@ -100,7 +103,12 @@ async function checkStreaming(port: number, member: Awaited<ReturnType<typeof st
 t.test('bodies stream both ways: each side gets the first part before the other sends the rest', async (t) => {
   const member = await startStreamingMember(t, 10_000);
   const gateway = await gatewayFor(t, [member]);
-  t.same(await checkStreaming(gateway.port, member), { requestStreamed: true, responseStreamed: true, uploadWhole: true, downloadWhole: true });
+  t.same(await checkStreaming(gateway.port, member), {
+    requestStreamed: true,
+    responseStreamed: true,
+    uploadWhole: true,
+    downloadWhole: true,
+  });
 });
 
 t.test('the streaming check fails on a proxy that holds bodies whole', async (t) => {

@@ -29,7 +29,9 @@ t.test('504 when the member sends no response headers within the upstream timeou
 
 t.test('a member that stops sending mid-answer is cut off after the upstream timeout, and not before', async (t) => {
   const stalling = await startRawServer(t, (socket) => {
-    socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n' + 'x'.repeat(100)));
+    socket.once('data', () =>
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(100)}`),
+    );
   });
   const gateway = await gatewayFor(t, [stalling], { upstreamTimeoutMs: 30_000 });
   let bytes = 0;
@@ -55,7 +57,7 @@ t.test('a member that stops sending mid-answer is cut off after the upstream tim
 
 t.test('the mid-answer timeout runs only while the reader is ready for more: a slow client is not a stalled member', async (t) => {
   const stalling = await startRawServer(t, (socket) => {
-    socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n' + 'x'.repeat(100)));
+    socket.once('data', () => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(100)}`));
   });
   const gateway = await gatewayFor(t, [stalling], { upstreamTimeoutMs: 30_000 });
   // The proxy's inner step, without a client connection: here the test is the reader.

@@ -31,26 +31,56 @@ t.test('status, reason, headers and body pass through unchanged, several Set-Coo
     req.on('end', () => {
       seen = { method: req.method, url: req.url, raw: req.rawHeaders, body };
       res.writeHead(201, 'Charted', [
-        'Set-Cookie', 'a=1; Path=/', 'X-Chart', 'Newfoundland', 'Set-Cookie', 'b=2; HttpOnly', 'Set-Cookie', 'c=3; Secure',
-        'Content-Type', 'application/json; charset=utf-8', 'Location', '/api/charts/42', 'Cache-Control', 'no-store',
+        'Set-Cookie',
+        'a=1; Path=/',
+        'X-Chart',
+        'Newfoundland',
+        'Set-Cookie',
+        'b=2; HttpOnly',
+        'Set-Cookie',
+        'c=3; Secure',
+        'Content-Type',
+        'application/json; charset=utf-8',
+        'Location',
+        '/api/charts/42',
+        'Cache-Control',
+        'no-store',
       ]);
       res.end('{"id":42}');
     });
   });
   const gateway = await gatewayFor(t, [member]);
-  const answer = await send(gateway.port, {
-    method: 'POST', path: '/api/charts?region=north&note=a%20b',
-    headers: { host: 'charts.example:8080', 'content-type': 'application/json', 'x-request-tag': 'T1', cookie: 'sid=9' },
-  }, '{"name":"Bay of Islands"}');
+  const answer = await send(
+    gateway.port,
+    {
+      method: 'POST',
+      path: '/api/charts?region=north&note=a%20b',
+      headers: { host: 'charts.example:8080', 'content-type': 'application/json', 'x-request-tag': 'T1', cookie: 'sid=9' },
+    },
+    '{"name":"Bay of Islands"}',
+  );
 
   t.equal(answer.status, 201);
   t.equal(answer.statusMessage, 'Charted', 'reason phrase kept');
   t.same(answer.headers['set-cookie'], ['a=1; Path=/', 'b=2; HttpOnly', 'c=3; Secure'], 'three Set-Cookie lines, in order');
-  t.match(answer.headers, { 'x-chart': 'Newfoundland', 'content-type': 'application/json; charset=utf-8', location: '/api/charts/42', 'cache-control': 'no-store' });
+  t.match(answer.headers, {
+    'x-chart': 'Newfoundland',
+    'content-type': 'application/json; charset=utf-8',
+    location: '/api/charts/42',
+    'cache-control': 'no-store',
+  });
   t.equal(answer.body.toString(), '{"id":42}');
-  t.match(seen, { method: 'POST', url: '/api/charts?region=north&note=a%20b', body: '{"name":"Bay of Islands"}' }, 'method, target and body unchanged');
+  t.match(
+    seen,
+    { method: 'POST', url: '/api/charts?region=north&note=a%20b', body: '{"name":"Bay of Islands"}' },
+    'method, target and body unchanged',
+  );
   const upstreamHeaders = Object.fromEntries(seen!.raw.flatMap((v, i, all) => (i % 2 === 0 ? [[v.toLowerCase(), all[i + 1]]] : [])));
-  t.match(upstreamHeaders, { host: 'charts.example:8080', 'content-type': 'application/json', 'x-request-tag': 'T1', cookie: 'sid=9' }, 'Host and end-to-end fields unchanged');
+  t.match(
+    upstreamHeaders,
+    { host: 'charts.example:8080', 'content-type': 'application/json', 'x-request-tag': 'T1', cookie: 'sid=9' },
+    'Host and end-to-end fields unchanged',
+  );
   t.same(gateway.results, [{ status: 201, member: `127.0.0.1:${member.port}` }], 'forward() reports status and member');
 });
 
@@ -61,27 +91,56 @@ t.test('hop-by-hop fields and the fields Connection names are removed both ways'
     socket.on('data', (chunk: string) => {
       upstreamHead += chunk;
       if (!upstreamHead.includes('\r\n\r\n')) return;
-      socket.write([
-        'HTTP/1.1 200 OK', 'Connection: keep-alive, X-Upstream-Hop', 'X-Upstream-Hop: member-only', 'Keep-Alive: timeout=99, max=7',
-        'Proxy-Connection: keep-alive', 'Upgrade: nothing', 'TE: trailers', 'Transfer-Encoding: chunked', 'X-End: kept', '', '5', 'hello', '0', '', '',
-      ].join('\r\n'));
+      socket.write(
+        [
+          'HTTP/1.1 200 OK',
+          'Connection: keep-alive, X-Upstream-Hop',
+          'X-Upstream-Hop: member-only',
+          'Keep-Alive: timeout=99, max=7',
+          'Proxy-Connection: keep-alive',
+          'Upgrade: nothing',
+          'TE: trailers',
+          'Transfer-Encoding: chunked',
+          'X-End: kept',
+          '',
+          '5',
+          'hello',
+          '0',
+          '',
+          '',
+        ].join('\r\n'),
+      );
     });
   });
   const gateway = await gatewayFor(t, [member]);
-  const answer = await sendRaw(gateway.port, [
-    'GET /hop HTTP/1.1', 'Host: charts.example', 'Connection: close, X-Client-Hop', 'X-Client-Hop: client-only', 'Keep-Alive: timeout=9',
-    'Proxy-Connection: keep-alive', 'TE: trailers', 'Upgrade: h2c', 'X-End: kept', '', '',
-  ].join('\r\n'));
+  const answer = await sendRaw(
+    gateway.port,
+    [
+      'GET /hop HTTP/1.1',
+      'Host: charts.example',
+      'Connection: close, X-Client-Hop',
+      'X-Client-Hop: client-only',
+      'Keep-Alive: timeout=9',
+      'Proxy-Connection: keep-alive',
+      'TE: trailers',
+      'Upgrade: h2c',
+      'X-End: kept',
+      '',
+      '',
+    ].join('\r\n'),
+  );
 
   const sent = upstreamHead.toLowerCase();
-  for (const field of ['x-client-hop', 'keep-alive: timeout=9', 'proxy-connection', '\r\nte:', 'upgrade']) t.notMatch(sent, field, `member does not get ${field.trim()}`);
-  t.notMatch(sent, /connection:[^\r]*x-client-hop/, 'nor the client\'s Connection list');
+  for (const field of ['x-client-hop', 'keep-alive: timeout=9', 'proxy-connection', '\r\nte:', 'upgrade'])
+    t.notMatch(sent, field, `member does not get ${field.trim()}`);
+  t.notMatch(sent, /connection:[^\r]*x-client-hop/, "nor the client's Connection list");
   t.match(sent, 'x-end: kept');
   t.match(sent, 'host: charts.example\r\n', 'Host passed on unchanged');
 
   const [head, body] = answer.split('\r\n\r\n');
   const got = head!.toLowerCase();
-  for (const field of ['x-upstream-hop', 'timeout=99', 'proxy-connection', 'upgrade', '\r\nte:']) t.notMatch(got, field, `client does not get ${field.trim()}`);
+  for (const field of ['x-upstream-hop', 'timeout=99', 'proxy-connection', 'upgrade', '\r\nte:'])
+    t.notMatch(got, field, `client does not get ${field.trim()}`);
   t.notMatch(got, /connection:[^\r]*x-upstream-hop/);
   t.match(got, 'x-end: kept');
   t.match(head, /^HTTP\/1\.1 200 OK/);
@@ -98,7 +157,11 @@ t.test('X-Forwarded-For gets the client address, appended to what the client sen
   await send(gateway.port, {});
   await send(gateway.port, { headers: { 'x-forwarded-for': '203.0.113.7' } });
   await send(gateway.port, { headers: { 'x-forwarded-for': ['203.0.113.7', '198.51.100.2, 192.0.2.1'] } });
-  t.same(forwarded, [['127.0.0.1'], ['203.0.113.7, 127.0.0.1'], ['203.0.113.7, 198.51.100.2, 192.0.2.1, 127.0.0.1']], 'one field, client address last');
+  t.same(
+    forwarded,
+    [['127.0.0.1'], ['203.0.113.7, 127.0.0.1'], ['203.0.113.7, 198.51.100.2, 192.0.2.1, 127.0.0.1']],
+    'one field, client address last',
+  );
 });
 
 t.test('connections to a member are kept alive and reused', async (t) => {
@@ -113,7 +176,7 @@ t.test('connections to a member are kept alive and reused', async (t) => {
   t.ok(member.connections() <= 2, `${member.connections()} TCP connection(s) for 200 sequential requests`);
 });
 
-t.test('502 in the gateway\'s error shape when no member is in rotation', async (t) => {
+t.test("502 in the gateway's error shape when no member is in rotation", async (t) => {
   const port = await closedPort();
   const gateway = await gatewayFor(t, [{ host: '127.0.0.1', port }]);
   gateway.pool.start();
@@ -133,7 +196,11 @@ t.test('502 in the gateway\'s error shape when no member is in rotation', async 
 t.test('502 when the member refuses or resets the connection before answering', async (t) => {
   const port = await closedPort();
   const refused = await gatewayFor(t, [{ host: '127.0.0.1', port }]);
-  let answer = await send(refused.port, { method: 'POST', path: '/api/charts', headers: { 'content-type': 'application/json' } }, '{"a":1}');
+  let answer = await send(
+    refused.port,
+    { method: 'POST', path: '/api/charts', headers: { 'content-type': 'application/json' } },
+    '{"a":1}',
+  );
   t.equal(answer.status, 502);
   let body = JSON.parse(answer.body.toString());
   t.same(body, { error: 'bad gateway', 'error-message': `pool member 127.0.0.1:${port} did not answer (connection refused)` });
@@ -150,13 +217,17 @@ t.test('502 when the member refuses or resets the connection before answering', 
   const closing = await startRawServer(t, (socket) => socket.once('data', () => socket.end()));
   const closed = await gatewayFor(t, [closing]);
   answer = await send(closed.port, { path: '/api/charts' });
-  t.same([answer.status, JSON.parse(answer.body.toString())['error-message']], [502, `pool member 127.0.0.1:${closing.port} did not answer (connection reset)`], 'closed without an answer');
+  t.same(
+    [answer.status, JSON.parse(answer.body.toString())['error-message']],
+    [502, `pool member 127.0.0.1:${closing.port} did not answer (connection reset)`],
+    'closed without an answer',
+  );
 });
 
 t.test('a member failing mid-body cuts the client connection; the gateway keeps serving', async (t) => {
   const member = await startRawServer(t, (socket) => {
     socket.once('data', () => {
-      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n' + 'x'.repeat(100));
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(100)}`);
       setTimeout(() => socket.destroy(), 50);
     });
   });
@@ -205,7 +276,7 @@ t.test('a client going away mid-body aborts the upstream request; nothing crashe
     req.on('error', () => undefined);
     req.end();
   });
-  t.ok(await waitFor(() => upstreamClosedEarly), 'the member\'s response was cut off');
+  t.ok(await waitFor(() => upstreamClosedEarly), "the member's response was cut off");
   t.ok(await waitFor(() => gateway.results.length === 1), 'forward() settled');
   t.match(gateway.results[0], { status: 200, aborted: 'client' });
   t.equal((await send(gateway.port, { path: '/after' })).body.toString(), 'ok', 'the gateway keeps serving');
@@ -221,7 +292,14 @@ t.test('a client going away mid-upload or before the answer aborts the upstream 
     req.on('end', () => res.end('ok'));
   });
   const gateway = await gatewayFor(t, [member]);
-  const req = httpRequest({ host: '127.0.0.1', port: gateway.port, method: 'PUT', path: '/upload', agent: false, headers: { 'content-length': String(10 * 1024 * 1024) } });
+  const req = httpRequest({
+    host: '127.0.0.1',
+    port: gateway.port,
+    method: 'PUT',
+    path: '/upload',
+    agent: false,
+    headers: { 'content-length': String(10 * 1024 * 1024) },
+  });
   req.on('error', () => undefined);
   req.write(Buffer.alloc(1024 * 1024));
   await waitFor(() => member.received.length === 1);
@@ -251,11 +329,14 @@ t.test('Expect: 100-continue is answered by the gateway; the member gets the bod
   });
   const gateway = await gatewayFor(t, [member]);
   const text = await new Promise<string>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: gateway.port, method: 'POST', agent: false, headers: { expect: '100-continue', 'content-length': '5' } }, (res) => {
-      let out = '';
-      res.on('data', (c) => (out += c));
-      res.on('end', () => resolve(out));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port: gateway.port, method: 'POST', agent: false, headers: { expect: '100-continue', 'content-length': '5' } },
+      (res) => {
+        let out = '';
+        res.on('data', (c) => (out += c));
+        res.on('end', () => resolve(out));
+      },
+    );
     req.on('continue', () => req.end('hello'));
     req.on('error', reject);
   });
@@ -278,5 +359,8 @@ t.test('HEAD and 304 answers pass through without a body', async (t) => {
   const notModified = await send(gateway.port, { headers: { 'if-none-match': '"v1"' } });
   t.match(notModified, { status: 304, headers: { etag: '"v1"' } });
   t.equal(notModified.body.length, 0);
-  t.same(headerNames(notModified.rawHeaders).filter((n) => n === 'etag'), ['etag']);
+  t.same(
+    headerNames(notModified.rawHeaders).filter((n) => n === 'etag'),
+    ['etag'],
+  );
 });

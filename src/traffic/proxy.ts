@@ -27,7 +27,7 @@ export type ProxyOptions = {
   hop?: HopMarker;
 };
 
-export type Proxy = {
+export type ReverseProxy = {
   /**
    * Passes one request to a member of the pool and resolves with its answer (headers, streamed body)
    * or why there is none, writing nothing: for an adapter that writes answers itself.
@@ -50,7 +50,7 @@ export type Proxy = {
  * const proxy = createProxy({ pool, upstreamTimeoutMs: 30_000, connectionsPerMember: 64, logger });
  * const answer = await proxy.exchange({ method, url, rawHeaders, body, signal }); // see passOnStage
  */
-export function createProxy(options: ProxyOptions): Proxy {
+export function createProxy(options: ProxyOptions): ReverseProxy {
   const { pool, upstreamTimeoutMs } = options;
   const timers = options.timers ?? systemTimers;
   const hop = options.hop ?? createHopMarker();

@@ -9,7 +9,11 @@ type QlogFile = {
   qlog_version: string;
   qlog_format: string;
   title: string;
-  traces: { vantage_point: { type: string }; common_fields: { reference_time: number; time_format: string }; events: { time: number; name: string; data: unknown }[] }[];
+  traces: {
+    vantage_point: { type: string };
+    common_fields: { reference_time: number; time_format: string };
+    events: { time: number; name: string; data: unknown }[];
+  }[];
 };
 
 /** What is in the file so far (the stream opens it asynchronously). */
@@ -35,10 +39,14 @@ t.test('events reach the file in order as they happen; close() makes it one vali
   const [only] = parsed.traces;
   t.same(only!.vantage_point, { type: 'server' });
   t.same(only!.common_fields, { reference_time: Date.parse('2026-01-01T00:00:00Z'), time_format: 'relative' });
-  t.same(only!.events, [
-    { time: 0, name: 'transport:connection_started', data: { src_ip: '127.0.0.1', src_port: 50000 } },
-    { time: 5, name: 'http:request', data: { method: 'GET', path: '/a', status: 200 } },
-  ], 'times are relative to the reference time; nothing after close');
+  t.same(
+    only!.events,
+    [
+      { time: 0, name: 'transport:connection_started', data: { src_ip: '127.0.0.1', src_port: 50000 } },
+      { time: 5, name: 'http:request', data: { method: 'GET', path: '/a', status: 200 } },
+    ],
+    'times are relative to the reference time; nothing after close',
+  );
 });
 
 t.test('a trace without events is a valid document too, and closing twice is harmless', async (t) => {
@@ -51,7 +59,11 @@ t.test('a trace without events is a valid document too, and closing twice is har
 
 t.test('a file that cannot be written is reported once; events are dropped and close() still resolves', async (t) => {
   const errors: string[] = [];
-  const trace = createQlogTrace(join(t.testdir(), 'missing-dir', 'trace0.qlog'), { clock: createFakeClock(), title: 'x', onError: (e) => errors.push((e as NodeJS.ErrnoException).code ?? '') });
+  const trace = createQlogTrace(join(t.testdir(), 'missing-dir', 'trace0.qlog'), {
+    clock: createFakeClock(),
+    title: 'x',
+    onError: (e) => errors.push((e as NodeJS.ErrnoException).code ?? ''),
+  });
   t.ok(await waitFor(() => errors.length > 0));
   trace.event('http:request', {});
   await trace.close();

@@ -6,7 +6,8 @@ export const DATA_PLANE_LEVELS = ['Critical', 'Error', 'Warning', 'Notice', 'Inf
 export type DataPlaneLevel = (typeof DATA_PLANE_LEVELS)[number];
 
 /** Whether a data plane at `level` records events of `threshold` (Debug records everything). */
-export const isRecordedAt = (level: DataPlaneLevel, threshold: DataPlaneLevel) => DATA_PLANE_LEVELS.indexOf(level) >= DATA_PLANE_LEVELS.indexOf(threshold);
+export const isRecordedAt = (level: DataPlaneLevel, threshold: DataPlaneLevel) =>
+  DATA_PLANE_LEVELS.indexOf(level) >= DATA_PLANE_LEVELS.indexOf(threshold);
 
 /**
  * What a virtual server asks, at each connection and request, about what to record: read every time,
@@ -25,7 +26,14 @@ export type ServiceEventHooks = {
 export type ConnectionEnds = { clientAddress: string; clientPort: number; localAddress: string; localPort: number };
 
 /** Why a request got no member's whole answer. */
-export type RequestFailure = 'no_member' | 'member_failed' | 'member_timeout' | 'loop_detected' | 'client_closed' | 'answer_cut' | 'bad_target';
+export type RequestFailure =
+  | 'no_member'
+  | 'member_failed'
+  | 'member_timeout'
+  | 'loop_detected'
+  | 'client_closed'
+  | 'answer_cut'
+  | 'bad_target';
 
 /** One request as it ended: what the records may say of it (the path without its query string). */
 export type RequestRecord = {
@@ -48,7 +56,12 @@ export type RequestRecord = {
  */
 export function createServiceEvents(service: string, logger: Logger, hooks: ServiceEventHooks) {
   const level = () => hooks.eventLevel?.() ?? 'Critical';
-  const qlogConnection = (c: ConnectionEnds) => ({ src_ip: c.clientAddress, src_port: c.clientPort, dst_ip: c.localAddress, dst_port: c.localPort });
+  const qlogConnection = (c: ConnectionEnds) => ({
+    src_ip: c.clientAddress,
+    src_port: c.clientPort,
+    dst_ip: c.localAddress,
+    dst_port: c.localPort,
+  });
 
   return {
     connectionStarted(connection: ConnectionEnds) {
@@ -68,9 +81,12 @@ export function createServiceEvents(service: string, logger: Logger, hooks: Serv
       else hooks.trace?.()?.event('http:request', { ...qlogBase, ...counts });
 
       if (hooks.accessLog?.()) logger.info({ service, client, method, path, status, member, bytes: bytesOut, ms }, 'access');
-      const memberFailed = failure === 'no_member' || failure === 'member_failed' || failure === 'member_timeout' || failure === 'loop_detected';
-      if (memberFailed && isRecordedAt(level(), 'Error')) logger.error({ service, client, method, path, status, member, reason: failure }, 'request failed');
-      else if (isRecordedAt(level(), 'Info')) logger.info({ service, client, method, path, status, member, ...(failure ? { reason: failure } : {}), ms }, 'request');
+      const memberFailed =
+        failure === 'no_member' || failure === 'member_failed' || failure === 'member_timeout' || failure === 'loop_detected';
+      if (memberFailed && isRecordedAt(level(), 'Error'))
+        logger.error({ service, client, method, path, status, member, reason: failure }, 'request failed');
+      else if (isRecordedAt(level(), 'Info'))
+        logger.info({ service, client, method, path, status, member, ...(failure ? { reason: failure } : {}), ms }, 'request');
     },
   };
 }

@@ -5,14 +5,29 @@ import { connect } from 'node:net';
 export type Answer = { status: number; statusMessage: string; headers: IncomingHttpHeaders; rawHeaders: string[]; body: Buffer };
 
 /** One request on its own connection; resolves with the whole answer. */
-export function send(port: number, options: { method?: string; path?: string; headers?: OutgoingHttpHeaders }, body?: Buffer | string): Promise<Answer> {
+export function send(
+  port: number,
+  options: { method?: string; path?: string; headers?: OutgoingHttpHeaders },
+  body?: Buffer | string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, agent: false, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, statusMessage: res.statusMessage!, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, agent: false, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            statusMessage: res.statusMessage!,
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -35,7 +50,9 @@ function completeAnswer(text: string): Pick<EarlyOutcome, 'status' | 'headers' |
   const headEnd = text.indexOf('\r\n\r\n');
   if (headEnd < 0) return undefined;
   const [statusLine, ...lines] = text.slice(0, headEnd).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const body = text.slice(headEnd + 4);
   if (!(body.length >= Number(headers['content-length']))) return undefined;
   return { status: Number(statusLine!.split(' ')[1]), headers, body };
@@ -77,7 +94,9 @@ export function postLargeJson(port: number, path: string, size: number, sendRest
       clearTimeout(noClose);
       resolve(outcome);
     });
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: charts.example\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: charts.example\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     socket.write(body.subarray(0, SENT_FIRST));
   });
   return { outcome, closed };

@@ -7,7 +7,7 @@ import { createLogger } from '../lib/logger.ts';
 import type { TapTest } from '../lib/tap-test.ts';
 import { renderGatewayError as renderInGatewayShape } from '../interfaces/rate-limit/error-shape.ts';
 import { createPool, type PoolOptions } from './pool.ts';
-import { createProxy, type Proxy } from './proxy.ts';
+import { createProxy, type ReverseProxy } from './proxy.ts';
 import { captureLogs } from '../lib/test-logger.ts';
 import { loadConfig } from '../app/config.ts';
 import { createMetrics } from '../lib/metrics.ts';
@@ -45,11 +45,7 @@ export async function startRawServer(t: TapTest, onSocket: (socket: Socket) => v
  * to `handler` (by default 200 naming the member). Counts requests, TCP connections and the bytes
  * that reached it.
  */
-export async function startHttpMember(
-  t: TapTest,
-  name: string,
-  handler?: (req: IncomingMessage, res: ServerResponse) => void,
-) {
+export async function startHttpMember(t: TapTest, name: string, handler?: (req: IncomingMessage, res: ServerResponse) => void) {
   const sockets = new Set<Socket>();
   let healthStatus = 200;
   let connections = 0;
@@ -115,7 +111,7 @@ export type GatewayResult = { status: number; member?: string; aborted?: 'client
  * pass-on stage over `proxy`, on `timers` (the proxy's fake clock, so nothing waits on real time).
  * `results` is read from the adapter's request log lines.
  */
-export async function startGateway(t: TapTest, proxy: Proxy, timers?: Timers) {
+export async function startGateway(t: TapTest, proxy: ReverseProxy, timers?: Timers) {
   const logs = captureLogs('info');
   const server = createRoleServer({
     role: 'gateway',
@@ -134,7 +130,11 @@ export async function startGateway(t: TapTest, proxy: Proxy, timers?: Timers) {
     for (const line of logs.lines) {
       const entry = JSON.parse(line) as { msg: string; status: number; member?: string; cut?: 'client' | 'answer' };
       if (entry.msg !== 'request') continue;
-      results.push({ status: entry.status, ...(entry.member ? { member: entry.member } : {}), ...(entry.cut ? { aborted: entry.cut === 'answer' ? 'upstream' : 'client' } : {}) });
+      results.push({
+        status: entry.status,
+        ...(entry.member ? { member: entry.member } : {}),
+        ...(entry.cut ? { aborted: entry.cut === 'answer' ? 'upstream' : 'client' } : {}),
+      });
     }
     return results;
   };
@@ -154,11 +154,21 @@ export async function startGateway(t: TapTest, proxy: Proxy, timers?: Timers) {
  * listener, all on one fake clock: no timeout fires unless the test advances `clock`, however slow
  * the machine.
  */
-export async function startProxiedGateway(t: TapTest, members: PoolOptions['members'], options: { upstreamTimeoutMs?: number; connectionsPerMember?: number; monitor?: PoolOptions['monitor'] } = {}) {
+export async function startProxiedGateway(
+  t: TapTest,
+  members: PoolOptions['members'],
+  options: { upstreamTimeoutMs?: number; connectionsPerMember?: number; monitor?: PoolOptions['monitor'] } = {},
+) {
   const clock = createFakeClock();
   const pool = createPool({ name: 'mapping', members, clock, timers: clock, ...(options.monitor ? { monitor: options.monitor } : {}) });
   const logger = createLogger({ level: 'silent' });
-  const proxy = createProxy({ pool, upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000, connectionsPerMember: options.connectionsPerMember ?? 4, logger, timers: clock });
+  const proxy = createProxy({
+    pool,
+    upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000,
+    connectionsPerMember: options.connectionsPerMember ?? 4,
+    logger,
+    timers: clock,
+  });
   t.teardown(() => proxy.close());
   t.teardown(() => pool.stop());
   const gateway = await startGateway(t, proxy, clock);

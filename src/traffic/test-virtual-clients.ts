@@ -12,15 +12,28 @@ export type Through = { status: number; headers: IncomingHttpHeaders; body: stri
  * One request to 127.0.0.1:port; 'refused' when nothing listens. Without an `agent` it goes on its
  * own connection, closed after the answer.
  */
-export function through(port: number, options: { method?: string; path?: string; headers?: OutgoingHttpHeaders; body?: string; agent?: Agent } = {}): Promise<Through | 'refused'> {
+export function through(
+  port: number,
+  options: { method?: string; path?: string; headers?: OutgoingHttpHeaders; body?: string; agent?: Agent } = {},
+): Promise<Through | 'refused'> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers, agent: options.agent ?? false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body, reusedSocket: req.reusedSocket }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path ?? '/',
+        headers: options.headers,
+        agent: options.agent ?? false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body, reusedSocket: req.reusedSocket }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve('refused') : reject(error)));
     req.end(options.body);
   });

@@ -4,7 +4,11 @@ import { bindFailureReason, classifyAddress, listenPlan, mappedIPv4 } from './vi
 t.test('loopback addresses are bound on the virtual port plus the offset, route domain dropped', async (t) => {
   t.same(listenPlan('127.0.0.1', 80, 10_000), { bindable: true, host: '127.0.0.1', port: 10_080, url: 'http://127.0.0.1:10080' });
   t.same(listenPlan('127.0.0.1%2', 80, 10_000), { bindable: true, host: '127.0.0.1', port: 10_080, url: 'http://127.0.0.1:10080' });
-  t.same(listenPlan('127.10.0.3', 443, 0), { bindable: true, host: '127.10.0.3', port: 443, url: 'http://127.10.0.3:443' }, 'all of 127.0.0.0/8');
+  t.same(
+    listenPlan('127.10.0.3', 443, 0),
+    { bindable: true, host: '127.10.0.3', port: 443, url: 'http://127.10.0.3:443' },
+    'all of 127.0.0.0/8',
+  );
   t.same(listenPlan('::1%0', 8080, 1), { bindable: true, host: '::1', port: 8081, url: 'http://[::1]:8081' });
   t.equal(listenPlan('0:0:0:0:0:0:0:1', 80, 0).bindable, true, '::1 written out in full');
 });
@@ -14,7 +18,11 @@ t.test('other addresses and ports past 65535 are kept but not bound, with the re
   t.match(listenPlan('10.0.1.10%2', 80, 10_000), { bindable: false, reason: /not a loopback address/ });
   t.match(listenPlan('2001:db8::1', 80, 0), { bindable: false, reason: /not a loopback address/ });
   t.match(listenPlan('www.example.com', 80, 0), { bindable: false, reason: /not an IP address/ });
-  t.match(listenPlan('127.0.0.1', 60_000, 10_000), { bindable: false, port: 70_000, reason: 'port 70000 (virtual port 60000 + offset 10000) is outside 1-65535' });
+  t.match(listenPlan('127.0.0.1', 60_000, 10_000), {
+    bindable: false,
+    port: 70_000,
+    reason: 'port 70000 (virtual port 60000 + offset 10000) is outside 1-65535',
+  });
 });
 
 t.test('an IPv4-mapped address is its IPv4 address, in any spelling: bound as that when it is loopback', async (t) => {

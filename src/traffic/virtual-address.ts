@@ -6,9 +6,7 @@ import { formatAddress } from './probe.ts';
  * addresses are bound (an IPv4-mapped one as its IPv4 address) (the device runs unprivileged beside other software, so it claims no real
  * interface), on the virtual port plus the device's port offset (no root needed for port 80).
  */
-export type ListenPlan =
-  | { bindable: true; host: string; port: number; url: string }
-  | { bindable: false; port: number; reason: string };
+export type ListenPlan = { bindable: true; host: string; port: number; url: string } | { bindable: false; port: number; reason: string };
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -52,10 +50,15 @@ export function classifyAddress(address: string): AddressClass {
   const written = (slash === -1 ? address : address.slice(0, slash)).replace(ROUTE_DOMAIN, '');
   const family = isIP(written);
   if (family === 0) return { bindable: false, kind: 'not an address', reason: `${address} is not an IP address` };
-  if (slash !== -1 && address.slice(slash) !== HOST_PREFIX[family as 4 | 6]) return { bindable: false, kind: 'network', reason: 'a network, not one address: not bound' };
+  if (slash !== -1 && address.slice(slash) !== HOST_PREFIX[family as 4 | 6])
+    return { bindable: false, kind: 'network', reason: 'a network, not one address: not bound' };
   const host = mappedIPv4(written) ?? written;
   if (!LOOPBACK.check(host, isIP(host) === 4 ? 'ipv4' : 'ipv6')) {
-    return { bindable: false, kind: 'not loopback', reason: 'not a loopback address: only 127.0.0.0/8 (also IPv4-mapped) and ::1 are bound on this device' };
+    return {
+      bindable: false,
+      kind: 'not loopback',
+      reason: 'not a loopback address: only 127.0.0.0/8 (also IPv4-mapped) and ::1 are bound on this device',
+    };
   }
   return { bindable: true, host };
 }

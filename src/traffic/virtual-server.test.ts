@@ -11,12 +11,21 @@ import { bodyThrough, freePorts, occupy, startHeldMember, through } from './test
 import { createVirtualServer } from './virtual-server.ts';
 
 /** A listening virtual server over `members` on a free port, everything on one fake clock. */
-async function startVirtualServer(t: TapTest, members: PoolOptions['members'], options: { hooks?: ServiceEventHooks; logger?: ReturnType<typeof createLogger> } = {}) {
+async function startVirtualServer(
+  t: TapTest,
+  members: PoolOptions['members'],
+  options: { hooks?: ServiceEventHooks; logger?: ReturnType<typeof createLogger> } = {},
+) {
   const clock = createFakeClock();
   const [port] = await freePorts(1);
   const pool = createPool({ name: 'p', members, clock, timers: clock });
   const server = createVirtualServer({
-    name: '/T/A/web', address: '127.0.0.1', port: port!, pool, clock, timers: clock,
+    name: '/T/A/web',
+    address: '127.0.0.1',
+    port: port!,
+    pool,
+    clock,
+    timers: clock,
     logger: options.logger ?? createLogger({ level: 'silent' }),
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });
@@ -50,7 +59,15 @@ t.test('listen() on a taken port rejects with the bind error and leaves nothing 
   const [port] = await freePorts(1);
   await occupy(t, port!);
   const clock = createFakeClock();
-  const server = createVirtualServer({ name: 'x', address: '127.0.0.1', port: port!, pool: createPool({ name: 'p', members: [], clock }), clock, timers: clock, logger: createLogger({ level: 'silent' }) });
+  const server = createVirtualServer({
+    name: 'x',
+    address: '127.0.0.1',
+    port: port!,
+    pool: createPool({ name: 'p', members: [], clock }),
+    clock,
+    timers: clock,
+    logger: createLogger({ level: 'silent' }),
+  });
   await t.rejects(server.listen(), { code: 'EADDRINUSE' });
   await server.close();
 });
@@ -78,7 +95,11 @@ t.test('close() refuses new connections, lets the request in flight finish, and 
   t.pass('the idle keep-alive connection is closed');
   t.equal(closed, false, 'close() waits for the request in flight');
   member.release();
-  t.match(await inFlight, { status: 200, body: 'held', headers: { connection: 'close' } }, 'the request in flight is answered whole, then its connection closes');
+  t.match(
+    await inFlight,
+    { status: 200, body: 'held', headers: { connection: 'close' } },
+    'the request in flight is answered whole, then its connection closes',
+  );
   await closing;
 });
 
@@ -99,7 +120,10 @@ t.test('the hooks decide per request what is logged: access lines, and events by
   const logs = captureLogs('info');
   let access = false;
   let level: DataPlaneLevel = 'Critical';
-  const { port } = await startVirtualServer(t, [member, { host: '127.0.0.1', port: await closedPort() }], { logger: logs.logger, hooks: { accessLog: () => access, eventLevel: () => level } });
+  const { port } = await startVirtualServer(t, [member, { host: '127.0.0.1', port: await closedPort() }], {
+    logger: logs.logger,
+    hooks: { accessLog: () => access, eventLevel: () => level },
+  });
   const run = async () => {
     logs.lines.length = 0;
     await through(port, { path: '/x?token=secret' });
@@ -111,18 +135,39 @@ t.test('the hooks decide per request what is logged: access lines, and events by
   access = true;
   const accessLines = await run();
   t.match(accessLines, [
-    { msg: 'access', service: '/T/A/web', client: /^127\.0\.0\.1:\d+$/, method: 'GET', path: '/x', status: 200, member: `127.0.0.1:${member.port}`, bytes: Number, ms: 0 },
+    {
+      msg: 'access',
+      service: '/T/A/web',
+      client: /^127\.0\.0\.1:\d+$/,
+      method: 'GET',
+      path: '/x',
+      status: 200,
+      member: `127.0.0.1:${member.port}`,
+      bytes: Number,
+      ms: 0,
+    },
     { msg: 'access', status: 502 },
   ]);
   t.notMatch(logs.text(), 'secret', 'never the query string');
   access = false;
   level = 'Error';
-  t.match((await run()).map((line) => line.msg), ['request failed'], 'Error: only the member failure');
+  t.match(
+    (await run()).map((line) => line.msg),
+    ['request failed'],
+    'Error: only the member failure',
+  );
   level = 'Info';
   const info = (await run()).map((line) => String(line.msg));
-  t.same(info.filter((msg) => !msg.startsWith('connection')), ['request', 'request failed'], 'Info: every request');
+  t.same(
+    info.filter((msg) => !msg.startsWith('connection')),
+    ['request', 'request failed'],
+    'Info: every request',
+  );
   t.ok(info.includes('connection opened'), 'and, being more verbose than Notice, the connections');
   level = 'Notice';
   await run();
-  t.ok(logs.lines.length > 0 && logs.lines.every((line) => /connection (opened|closed)|request failed/.test(line)), 'Notice: connections and failures, not requests');
+  t.ok(
+    logs.lines.length > 0 && logs.lines.every((line) => /connection (opened|closed)|request failed/.test(line)),
+    'Notice: connections and failures, not requests',
+  );
 });

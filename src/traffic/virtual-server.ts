@@ -6,8 +6,14 @@ import { systemTimers, type Timers } from '../lib/timers.ts';
 import { isWritable, writeJsonError, writeMemberAnswer } from './answer-writer.ts';
 import { createHopMarker, type HopMarker } from './hop-marker.ts';
 import type { Pool } from './pool.ts';
-import { createProxy, type Proxy, type ProxyAnswer } from './proxy.ts';
-import { createServiceEvents, type ConnectionEnds, type RequestFailure, type ServiceEventHooks, type ServiceEvents } from './service-events.ts';
+import { createProxy, type ReverseProxy, type ProxyAnswer } from './proxy.ts';
+import {
+  createServiceEvents,
+  type ConnectionEnds,
+  type RequestFailure,
+  type ServiceEventHooks,
+  type ServiceEvents,
+} from './service-events.ts';
 
 export type VirtualServerOptions = {
   /** The service's name in logs and traces (`/Tenant/Application/service`). */
@@ -42,7 +48,7 @@ export type VirtualServer = {
 };
 
 /** Where requests go now: the service's name (logs, traces), the proxy over its pool, what it records. */
-type Route = { name: string; proxy: Proxy; events: ServiceEvents };
+type Route = { name: string; proxy: ReverseProxy; events: ServiceEvents };
 
 /**
  * A client connection's ends (kept: a closed socket forgets them) and its bytes already told in an
@@ -71,7 +77,14 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
   const hop = options.hop ?? createHopMarker();
   const routeTo = (name: string, pool: Pool): Route => ({
     name,
-    proxy: createProxy({ pool, upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000, connectionsPerMember: options.connectionsPerMember ?? 64, logger, timers, hop }),
+    proxy: createProxy({
+      pool,
+      upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000,
+      connectionsPerMember: options.connectionsPerMember ?? 64,
+      logger,
+      timers,
+      hop,
+    }),
     events: createServiceEvents(name, logger, hooks),
   });
   let route = routeTo(options.name, options.pool);
@@ -140,7 +153,17 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
     const [bytesIn, bytesOut] = [req.socket.bytesRead - connection.read, req.socket.bytesWritten - connection.written];
     [connection.read, connection.written] = [req.socket.bytesRead, req.socket.bytesWritten];
     const path = (target ?? req.url ?? '').split('?')[0]!;
-    current.events.requestEnded({ connection: connection.ends, method: req.method ?? '', path, status, member: answer?.member, failure, bytesIn, bytesOut, ms: clock.nowMs() - started });
+    current.events.requestEnded({
+      connection: connection.ends,
+      method: req.method ?? '',
+      path,
+      status,
+      member: answer?.member,
+      failure,
+      bytesIn,
+      bytesOut,
+      ms: clock.nowMs() - started,
+    });
   }
 
   return {

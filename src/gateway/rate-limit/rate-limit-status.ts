@@ -12,7 +12,11 @@ export const secondsLeft = (expiresAtMs: number, nowMs: number, windowMs: number
 /** The status body of a key: limit, limit minus count, seconds left; (limit, limit, window) with no entry. */
 export function statusOf(entry: CounterEntry | undefined, nowMs: number, rule: CounterRule): RateLimitStatus {
   if (entry === undefined || entry.count <= 0 || entry.expiresAtMs <= nowMs) {
-    return { 'x-rate-limit-limit': rule.limit, 'x-rate-limit-remaining': rule.limit, 'x-rate-limit-reset': Math.ceil(rule.windowMs / 1000) };
+    return {
+      'x-rate-limit-limit': rule.limit,
+      'x-rate-limit-remaining': rule.limit,
+      'x-rate-limit-reset': Math.ceil(rule.windowMs / 1000),
+    };
   }
   return {
     'x-rate-limit-limit': rule.limit,

@@ -40,7 +40,12 @@ for (const storeCase of STORES) {
       // Outages are redis-outage.test.ts's subject; here a generous time limit keeps a machine busy with
       // other tests from passing for one, and fail-closed makes any outage fail the test visibly.
       const limiter = await createRateLimiter({
-        ...where, limit: setup.limit ?? 1000, windowSeconds: setup.windowSeconds ?? 300, clock, outagePolicy: 'fail-closed', storeTimeoutMs: 5000,
+        ...where,
+        limit: setup.limit ?? 1000,
+        windowSeconds: setup.windowSeconds ?? 300,
+        clock,
+        outagePolicy: 'fail-closed',
+        storeTimeoutMs: 5000,
       });
       t.teardown(() => limiter.close());
       return { limiter, clock };
@@ -63,10 +68,22 @@ for (const storeCase of STORES) {
         const decision = await limiter.check(bearer('alpha'));
         if (decision.kind === 'counted') counts.push(decision.count);
       }
-      t.same(counts, Array.from({ length: 1000 }, (_, i) => i + 1), 'each of the 1000 counted, in order');
+      t.same(
+        counts,
+        Array.from({ length: 1000 }, (_, i) => i + 1),
+        'each of the 1000 counted, in order',
+      );
       t.same(await limiter.check(bearer('alpha')), { kind: 'limited', status: status(1000, 0, 300), retryAfterSeconds: 300 });
-      t.same(await limiter.check(bearer('alpha')), { kind: 'limited', status: status(1000, 0, 300), retryAfterSeconds: 300 }, 'still limited, not counted');
-      t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 0, 300) }, 'status: the count stopped at the limit');
+      t.same(
+        await limiter.check(bearer('alpha')),
+        { kind: 'limited', status: status(1000, 0, 300), retryAfterSeconds: 300 },
+        'still limited, not counted',
+      );
+      t.same(
+        await limiter.status(bearer('alpha')),
+        { kind: 'status', status: status(1000, 0, 300) },
+        'status: the count stopped at the limit',
+      );
       t.same(await limiter.check(bearer('beta')), { kind: 'counted', count: 1 }, 'another token has its own counter');
     });
 
@@ -76,11 +93,23 @@ for (const storeCase of STORES) {
       const { limiter, clock } = started;
       t.same(await hitTimes(limiter, bearer('alpha'), 1000), { counted: 1000 });
       clock.advance(299_000);
-      t.same(await limiter.check(bearer('alpha')), { kind: 'limited', status: status(1000, 0, 1), retryAfterSeconds: 1 }, '+299 s: reset 1');
+      t.same(
+        await limiter.check(bearer('alpha')),
+        { kind: 'limited', status: status(1000, 0, 1), retryAfterSeconds: 1 },
+        '+299 s: reset 1',
+      );
       clock.advance(999);
-      t.same(await limiter.check(bearer('alpha')), { kind: 'limited', status: status(1000, 0, 1), retryAfterSeconds: 1 }, '+299.999 s: reset rounds up to 1, never 0');
+      t.same(
+        await limiter.check(bearer('alpha')),
+        { kind: 'limited', status: status(1000, 0, 1), retryAfterSeconds: 1 },
+        '+299.999 s: reset rounds up to 1, never 0',
+      );
       clock.advance(1);
-      t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 1000, 300) }, 'exactly at expiry the entry is gone');
+      t.same(
+        await limiter.status(bearer('alpha')),
+        { kind: 'status', status: status(1000, 1000, 300) },
+        'exactly at expiry the entry is gone',
+      );
       t.same(await limiter.check(bearer('alpha')), { kind: 'counted', count: 1 }, '+300 s: allowed again, count 1');
       clock.advance(100_000);
       t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 999, 200) }, 'the new window started at +300 s');
@@ -93,7 +122,11 @@ for (const storeCase of STORES) {
       await limiter.check(bearer('alpha'));
       clock.advance(200_000);
       t.same(await limiter.check(bearer('alpha')), { kind: 'counted', count: 2 });
-      t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 998, 100) }, 'reset counts from the first request');
+      t.same(
+        await limiter.status(bearer('alpha')),
+        { kind: 'status', status: status(1000, 998, 100) },
+        'reset counts from the first request',
+      );
       clock.advance(500);
       t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 998, 100) }, '99.5 s left rounds up to 100');
     });
@@ -106,26 +139,30 @@ for (const storeCase of STORES) {
       t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 1000, 300) }, 'still no entry');
       t.same(await hitTimes(limiter, bearer('alpha'), 5), { counted: 5 });
       clock.advance(42_000);
-      for (let i = 0; i < 3; i++) t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 995, 258) }, `status call ${i + 1}`);
+      for (let i = 0; i < 3; i++)
+        t.same(await limiter.status(bearer('alpha')), { kind: 'status', status: status(1000, 995, 258) }, `status call ${i + 1}`);
       t.same(await limiter.check(bearer('alpha')), { kind: 'counted', count: 6 }, 'the status calls were not counted');
       t.same(await limiter.status(undefined), { kind: 'status', status: status(1000, 1000, 300) }, 'no bearer token: like count 0');
     });
 
-    t.test('requests without a bearer token are never limited or counted; a malformed bearer header is refused, never passed uncounted', async (t) => {
-      const started = await start(t, { limit: 1 });
-      if (!started) return;
-      const { limiter } = started;
-      for (const header of [undefined, '', 'Basic dXNlcjpwYXNz', 'Token abc']) {
-        t.same(await hitTimes(limiter, header as string, 3), { unlimited: 3 }, `${JSON.stringify(header)}: never limited`);
-        t.same(await limiter.status(header), { kind: 'status', status: status(1, 1, 300) }, `${JSON.stringify(header)}: nothing counted`);
-      }
-      for (const header of ['Bearer', 'Bearer ', 'xBearer tok', 'Bearer tok extra', 'Basic x Bearer tok']) {
-        t.same(await hitTimes(limiter, header, 2), { malformed: 2 }, `${JSON.stringify(header)}: refused each time`);
-        t.same(await limiter.status(header), { kind: 'status', status: status(1, 1, 300) }, `${JSON.stringify(header)}: nothing counted`);
-      }
-      t.same(await hitTimes(limiter, 'bearer tok', 1), { counted: 1 }, 'the scheme in any case: counted');
-      t.same(await hitTimes(limiter, 'Bearer \t tok', 1), { limited: 1 }, 'spaces and tabs: the same token, now limited');
-    });
+    t.test(
+      'requests without a bearer token are never limited or counted; a malformed bearer header is refused, never passed uncounted',
+      async (t) => {
+        const started = await start(t, { limit: 1 });
+        if (!started) return;
+        const { limiter } = started;
+        for (const header of [undefined, '', 'Basic dXNlcjpwYXNz', 'Token abc']) {
+          t.same(await hitTimes(limiter, header as string, 3), { unlimited: 3 }, `${JSON.stringify(header)}: never limited`);
+          t.same(await limiter.status(header), { kind: 'status', status: status(1, 1, 300) }, `${JSON.stringify(header)}: nothing counted`);
+        }
+        for (const header of ['Bearer', 'Bearer ', 'xBearer tok', 'Bearer tok extra', 'Basic x Bearer tok']) {
+          t.same(await hitTimes(limiter, header, 2), { malformed: 2 }, `${JSON.stringify(header)}: refused each time`);
+          t.same(await limiter.status(header), { kind: 'status', status: status(1, 1, 300) }, `${JSON.stringify(header)}: nothing counted`);
+        }
+        t.same(await hitTimes(limiter, 'bearer tok', 1), { counted: 1 }, 'the scheme in any case: counted');
+        t.same(await hitTimes(limiter, 'Bearer \t tok', 1), { limited: 1 }, 'spaces and tabs: the same token, now limited');
+      },
+    );
 
     t.test('the limit and window settings are honoured', async (t) => {
       const started = await start(t, { limit: 3, windowSeconds: 10 });
@@ -161,7 +198,15 @@ t.test('the store setting: memory, sqlite:<file>, redis://host:port[/db]', async
   t.same(parseStoreUrl('redis://127.0.0.1:6379'), { kind: 'redis', url: 'redis://127.0.0.1:6379' });
   t.same(parseStoreUrl('redis://cache.internal:6380/2'), { kind: 'redis', url: 'redis://cache.internal:6380/2' });
   t.same(parseStoreUrl('rediss://:s3cret@cache.internal:6380/0'), { kind: 'redis', url: 'rediss://:s3cret@cache.internal:6380/0' });
-  for (const value of ['', 'Memory', 'sqlite:', 'postgres://db', 'redis://', 'redis://:s3cret@host:6379/zero', 'redis://:s3cret@host:6379/0/1']) {
+  for (const value of [
+    '',
+    'Memory',
+    'sqlite:',
+    'postgres://db',
+    'redis://',
+    'redis://:s3cret@host:6379/zero',
+    'redis://:s3cret@host:6379/0/1',
+  ]) {
     const parsed = parseStoreUrl(value);
     t.ok('error' in parsed && !parsed.error.includes('s3cret'), `${JSON.stringify(value)} refused, without repeating a password`);
   }
@@ -169,7 +214,10 @@ t.test('the store setting: memory, sqlite:<file>, redis://host:port[/db]', async
 
 t.test('bad settings are refused when the limiter is created', async (t) => {
   const base = { store: 'memory', limit: 1000, windowSeconds: 300, clock: createFakeClock() };
-  await t.rejects(createRateLimiter({ ...base, store: 'redis://:s3cret@host:6379/zero' }), { name: 'RangeError', message: /database must be a number/ });
+  await t.rejects(createRateLimiter({ ...base, store: 'redis://:s3cret@host:6379/zero' }), {
+    name: 'RangeError',
+    message: /database must be a number/,
+  });
   await t.rejects(createRateLimiter({ ...base, limit: 0 }), { name: 'RangeError', message: /limit/ });
   await t.rejects(createRateLimiter({ ...base, limit: 1.5 }), { name: 'RangeError', message: /limit/ });
   await t.rejects(createRateLimiter({ ...base, windowSeconds: 0 }), { name: 'RangeError', message: /windowSeconds/ });

@@ -83,7 +83,8 @@ export type RateLimiter = {
 export async function createRateLimiter(options: RateLimiterOptions): Promise<RateLimiter> {
   const { limit, windowSeconds, clock } = options;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('rate limiter: limit must be a whole number of at least 1');
-  if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1) throw new RangeError('rate limiter: windowSeconds must be a whole number of at least 1');
+  if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1)
+    throw new RangeError('rate limiter: windowSeconds must be a whole number of at least 1');
   const policy = options.outagePolicy ?? 'memory';
   if (!OUTAGE_POLICIES.includes(policy)) throw new RangeError(`rate limiter: outagePolicy must be one of ${OUTAGE_POLICIES.join(', ')}`);
   const timeoutMs = options.storeTimeoutMs ?? 50;
@@ -95,7 +96,15 @@ export async function createRateLimiter(options: RateLimiterOptions): Promise<Ra
   const guard: StoreGuard | undefined =
     options.store === 'memory'
       ? undefined
-      : createStoreGuard({ store, policy, timeoutMs, maxWaitMs, probeIntervalMs: options.probeIntervalMs ?? 250, timers: options.timers, logger: options.logger });
+      : createStoreGuard({
+          store,
+          policy,
+          timeoutMs,
+          maxWaitMs,
+          probeIntervalMs: options.probeIntervalMs ?? 250,
+          timers: options.timers,
+          logger: options.logger,
+        });
 
   const hit = (key: string, nowMs: number) =>
     guard ? guard.hit(key, nowMs, rule) : store.hit(key, nowMs, rule).then((value) => ({ ok: true as const, value }));
@@ -109,7 +118,10 @@ export async function createRateLimiter(options: RateLimiterOptions): Promise<Ra
       if (reading.kind === 'malformed') return reading;
       const nowMs = clock.nowMs();
       const answer = await hit(counterKey(reading.token), nowMs);
-      if (!answer.ok) return policy === 'fail-closed' ? { kind: 'unavailable', reason: answer.reason } : { kind: 'unlimited', reason: 'store-unavailable' };
+      if (!answer.ok)
+        return policy === 'fail-closed'
+          ? { kind: 'unavailable', reason: answer.reason }
+          : { kind: 'unlimited', reason: 'store-unavailable' };
       const { counted, count, expiresAtMs } = answer.value;
       if (counted) return { kind: 'counted', count };
       const reset = secondsLeft(expiresAtMs, nowMs, rule.windowMs);

@@ -79,8 +79,16 @@ for (const mode of ['hold', 'refuse'] as const) {
       const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
       const clock = createFakeClock();
       const limiter = await createRateLimiter({
-        store: viaProxy.href, redisKeyPrefix: prefix, limit: 3, windowSeconds: 300, clock, timers: clock, outagePolicy: policy, logger,
-        storeTimeoutMs: STORE_TIMEOUT_MS, probeIntervalMs: PROBE_INTERVAL_MS,
+        store: viaProxy.href,
+        redisKeyPrefix: prefix,
+        limit: 3,
+        windowSeconds: 300,
+        clock,
+        timers: clock,
+        outagePolicy: policy,
+        logger,
+        storeTimeoutMs: STORE_TIMEOUT_MS,
+        probeIntervalMs: PROBE_INTERVAL_MS,
       });
       t.teardown(() => limiter.close());
       const direct = createRedisStore({ url, keyPrefix: prefix });
@@ -95,11 +103,18 @@ for (const mode of ['hold', 'refuse'] as const) {
       for (const [i, expected] of DURING_OUTAGE[policy].entries()) {
         const { value, waitedMs } = await decide(clock, limiter.check(AUTH));
         t.same(value, expected, `request ${i + 1} during the outage: ${expected.kind}`);
-        if (i === 0) t.ok(waitedMs <= STORE_TIMEOUT_MS, `the first request decided within the ${STORE_TIMEOUT_MS} ms limit (${waitedMs} ms)`);
+        if (i === 0)
+          t.ok(waitedMs <= STORE_TIMEOUT_MS, `the first request decided within the ${STORE_TIMEOUT_MS} ms limit (${waitedMs} ms)`);
         else t.equal(waitedMs, 0, `request ${i + 1} decided at once: the store is known to be down`);
       }
       const { value: during, waitedMs } = await decide(clock, limiter.status(AUTH));
-      t.same(during, policy === 'memory' ? { kind: 'status', status: status(3, 0, 300) } : { kind: 'unavailable', reason: 'the redis counter store is unavailable' }, 'status during the outage');
+      t.same(
+        during,
+        policy === 'memory'
+          ? { kind: 'status', status: status(3, 0, 300) }
+          : { kind: 'unavailable', reason: 'the redis counter store is unavailable' },
+        'status during the outage',
+      );
       t.equal(waitedMs, 0, 'status decided at once');
       t.equal(await countInRedis(), 1, 'nothing reached Redis');
       t.same((await limiter.ping(100)).ok, false, 'ping reports the outage');
@@ -132,8 +147,15 @@ for (const policy of ['fail-closed', 'memory'] as const) {
     viaProxy.port = String(proxy.port);
     const clock = createFakeClock();
     const limiter = await createRateLimiter({
-      store: viaProxy.href, redisKeyPrefix: withTestKeyPrefix(t, url), limit: 1000, windowSeconds: 300, clock, timers: clock, outagePolicy: policy,
-      storeTimeoutMs: STORE_TIMEOUT_MS, probeIntervalMs: PROBE_INTERVAL_MS,
+      store: viaProxy.href,
+      redisKeyPrefix: withTestKeyPrefix(t, url),
+      limit: 1000,
+      windowSeconds: 300,
+      clock,
+      timers: clock,
+      outagePolicy: policy,
+      storeTimeoutMs: STORE_TIMEOUT_MS,
+      probeIntervalMs: PROBE_INTERVAL_MS,
     });
     t.teardown(() => limiter.close());
     t.same(await limiter.check(AUTH), { kind: 'counted', count: 1 }, 'counted on Redis');
@@ -144,7 +166,8 @@ for (const policy of ['fail-closed', 'memory'] as const) {
     t.notOk(await hasSettled(first), 'the first call after the hang still waits 1 ms before the store time limit');
     await clock.advanceAsync(1);
     t.ok(await hasSettled(first), 'and gives up at the limit');
-    const expected = (n: number): Decision => (policy === 'memory' ? { kind: 'counted', count: n } : { kind: 'unavailable', reason: 'the redis counter store is unavailable' });
+    const expected = (n: number): Decision =>
+      policy === 'memory' ? { kind: 'counted', count: n } : { kind: 'unavailable', reason: 'the redis counter store is unavailable' };
     t.same(await first, expected(1));
     for (const n of [2, 3]) {
       const next = limiter.check(AUTH);

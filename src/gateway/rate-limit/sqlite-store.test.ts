@@ -13,13 +13,18 @@ const NOW = Date.parse('2026-01-01T00:00:00Z');
 t.test('two processes hitting one key in one file together count exactly the limit', async (t) => {
   const file = join(t.testdir(), 'counters.db');
   await createSqliteStore({ path: file }).close(); // the file and table exist before the race starts
-  const children = [0, 1].map(() => spawn(process.execPath, [HITTER, file, 'shared-key', '4000', '4000'], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const children = [0, 1].map(() =>
+    spawn(process.execPath, [HITTER, file, 'shared-key', '4000', '4000'], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const lines = children.map((child) => createInterface({ input: child.stdout! })[Symbol.asyncIterator]());
   for (const line of lines) t.equal((await line.next()).value, 'READY', 'a process is ready');
   for (const child of children) child.stdin!.write('go\n'); // both start together
   const counted = await Promise.all(lines.map(async (line) => Number((await line.next()).value)));
   t.equal(counted[0]! + counted[1]!, 4000, `counted ${counted.join(' + ')} = exactly 4000 of 8000 hits`);
-  t.ok(counted.every((n) => n > 0 && n < 4000), 'both processes got some: their hits interleaved');
+  t.ok(
+    counted.every((n) => n > 0 && n < 4000),
+    'both processes got some: their hits interleaved',
+  );
 });
 
 t.test('two connections on one file share one counter', async (t) => {
@@ -29,8 +34,14 @@ t.test('two connections on one file share one counter', async (t) => {
   const rule = { limit: 5, windowMs: 10_000 };
   const outcomes = [];
   for (let i = 0; i < 8; i++) outcomes.push(await stores[i % 2]!.hit('k', NOW, rule));
-  t.same(outcomes.map((o) => o.counted), [true, true, true, true, true, false, false, false]);
-  t.same(outcomes.map((o) => o.count), [1, 2, 3, 4, 5, 5, 5, 5]);
+  t.same(
+    outcomes.map((o) => o.counted),
+    [true, true, true, true, true, false, false, false],
+  );
+  t.same(
+    outcomes.map((o) => o.count),
+    [1, 2, 3, 4, 5, 5, 5, 5],
+  );
   t.same(await stores[1]!.peek('k', NOW + 9_999), { count: 5, expiresAtMs: NOW + 10_000 });
   t.equal(await stores[0]!.peek('k', NOW + 10_000), undefined, 'gone exactly at expiry');
 });

@@ -33,7 +33,17 @@ t.test('a store that never answers: the first call gives up at the time limit, n
   const { store, hang } = hangingStore();
   const { lines, logger } = capture();
   const clock = createFakeClock();
-  const limiter = await createRateLimiter({ store, limit: 10, windowSeconds: 300, clock, timers: clock, outagePolicy: 'fail-open', storeTimeoutMs: 40, probeIntervalMs: 20, logger });
+  const limiter = await createRateLimiter({
+    store,
+    limit: 10,
+    windowSeconds: 300,
+    clock,
+    timers: clock,
+    outagePolicy: 'fail-open',
+    storeTimeoutMs: 40,
+    probeIntervalMs: 20,
+    logger,
+  });
   t.teardown(() => limiter.close());
   t.same(await limiter.check(AUTH), { kind: 'counted', count: 1 });
   hang(true);
@@ -52,7 +62,13 @@ t.test('a store that never answers: the first call gives up at the time limit, n
   t.same(await limiter.check(AUTH), { kind: 'counted', count: 2 }, 'back on the store after a probe answered');
   const logged = lines.map((line) => JSON.parse(line));
   t.equal(logged.length, 2, 'the outage and the recovery logged once each');
-  t.match(logged[0], { level: 40, msg: 'rate-limit store unavailable', store: 'test-store', policy: 'fail-open', reason: 'no answer within 40 ms' });
+  t.match(logged[0], {
+    level: 40,
+    msg: 'rate-limit store unavailable',
+    store: 'test-store',
+    policy: 'fail-open',
+    reason: 'no answer within 40 ms',
+  });
   t.match(logged[1], { level: 30, msg: 'rate-limit store recovered', store: 'test-store', policy: 'fail-open' });
 });
 
@@ -74,14 +90,27 @@ t.test('a busy store that keeps answering is not an outage, even past the time l
     close: () => inner.close(),
   };
   const { lines, logger } = capture();
-  const limiter = await createRateLimiter({ store, limit: 100, windowSeconds: 300, clock, timers: clock, outagePolicy: 'fail-closed', storeTimeoutMs: 50, logger });
+  const limiter = await createRateLimiter({
+    store,
+    limit: 100,
+    windowSeconds: 300,
+    clock,
+    timers: clock,
+    outagePolicy: 'fail-closed',
+    storeTimeoutMs: 50,
+    logger,
+  });
   t.teardown(() => limiter.close());
   const started = clock.nowMs();
   const deciding = Promise.all(Array.from({ length: 12 }, () => limiter.check(AUTH)));
   while (!(await hasSettled(deciding)) && clock.nowMs() - started < 10_000) await clock.advanceAsync(5);
   t.equal(clock.nowMs() - started, 180, 'the last answer came after 12 x 15 ms, well past the 50 ms limit');
   const counts = (await deciding).map((d) => (d.kind === 'counted' ? d.count : JSON.stringify(d)));
-  t.same(counts.sort((a, b) => Number(a) - Number(b)), Array.from({ length: 12 }, (_, i) => i + 1), 'every call counted');
+  t.same(
+    counts.sort((a, b) => Number(a) - Number(b)),
+    Array.from({ length: 12 }, (_, i) => i + 1),
+    'every call counted',
+  );
   t.same(lines, [], 'no outage logged');
 });
 
@@ -92,19 +121,34 @@ t.test('a store that answers nothing for the time limit while others wait is an 
   let answered = 0;
   const store: CounterStore = {
     name: 'stalling-store',
-    hit: (...args) => (answered++ < 2 ? new Promise<void>((resolve) => clock.after(15 * answered, resolve)).then(() => inner.hit(...args)) : new Promise(() => undefined)),
+    hit: (...args) =>
+      answered++ < 2
+        ? new Promise<void>((resolve) => clock.after(15 * answered, resolve)).then(() => inner.hit(...args))
+        : new Promise(() => undefined),
     peek: () => new Promise(() => undefined),
     ping: async () => ({ ok: false, reason: 'stalled' }),
     close: () => inner.close(),
   };
-  const limiter = await createRateLimiter({ store, limit: 100, windowSeconds: 300, clock, timers: clock, outagePolicy: 'fail-closed', storeTimeoutMs: 50 });
+  const limiter = await createRateLimiter({
+    store,
+    limit: 100,
+    windowSeconds: 300,
+    clock,
+    timers: clock,
+    outagePolicy: 'fail-closed',
+    storeTimeoutMs: 50,
+  });
   t.teardown(() => limiter.close());
   const deciding = Promise.all(Array.from({ length: 4 }, () => limiter.check(AUTH)));
   await clock.advanceAsync(99);
   t.notOk(await hasSettled(deciding), 'answers at 15 and 30 ms keep the waiting calls alive past 50 ms');
   await clock.advanceAsync(1);
   const decisions = await deciding;
-  t.same(decisions.map((d) => d.kind), ['counted', 'counted', 'unavailable', 'unavailable'], 'nothing answered between 50 and 100 ms: the waiting calls give up');
+  t.same(
+    decisions.map((d) => d.kind),
+    ['counted', 'counted', 'unavailable', 'unavailable'],
+    'nothing answered between 50 and 100 ms: the waiting calls give up',
+  );
 });
 
 t.test('a store that fails at once is decided at once', async (t) => {
@@ -117,7 +161,16 @@ t.test('a store that fails at once is decided at once', async (t) => {
   };
   const { lines, logger } = capture();
   const clock = createFakeClock();
-  const limiter = await createRateLimiter({ store, limit: 10, windowSeconds: 300, clock, timers: clock, outagePolicy: 'fail-closed', storeTimeoutMs: 1000, logger });
+  const limiter = await createRateLimiter({
+    store,
+    limit: 10,
+    windowSeconds: 300,
+    clock,
+    timers: clock,
+    outagePolicy: 'fail-closed',
+    storeTimeoutMs: 1000,
+    logger,
+  });
   t.teardown(() => limiter.close());
   const checking = limiter.check(AUTH);
   t.ok(await hasSettled(checking), 'decided without waiting for the 1000 ms time limit');

@@ -64,16 +64,20 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
   };
 
   const scheduleProbe = (delayMs = probeIntervalMs): void => {
-    cancelProbe = timers.after(delayMs, async () => {
-      const answer = await store.ping(timeoutMs);
-      if (closed) return;
-      if (!answer.ok) return scheduleProbe();
-      down = false;
-      const dropped = fallback;
-      fallback = undefined;
-      await dropped?.close();
-      logger?.info({ store: store.name, policy }, 'rate-limit store recovered');
-    }, { background: true });
+    cancelProbe = timers.after(
+      delayMs,
+      async () => {
+        const answer = await store.ping(timeoutMs);
+        if (closed) return;
+        if (!answer.ok) return scheduleProbe();
+        down = false;
+        const dropped = fallback;
+        fallback = undefined;
+        await dropped?.close();
+        logger?.info({ store: store.name, policy }, 'rate-limit store recovered');
+      },
+      { background: true },
+    );
   };
 
   /** The store's answer within the time limit; on failure the outage policy's answer. */

@@ -1,8 +1,5 @@
 /** Where the counters live, decoded from the one store setting. */
-export type StoreLocation =
-  | { kind: 'memory' }
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'redis'; url: string };
+export type StoreLocation = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
 
 /**
  * Decodes the store setting: `memory`, `sqlite:<file>` (a path, relative to the working directory)

@@ -55,7 +55,13 @@ const serverLabel = (): string => {
 };
 
 async function probe(url: string): Promise<{ url: string } | { reason: string }> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: PROBE_TIMEOUT_MS, commandTimeout: PROBE_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: PROBE_TIMEOUT_MS,
+    commandTimeout: PROBE_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   // connect() only says "Connection is closed."; the error event has the cause (ECONNREFUSED, ...).
   let cause: Error | undefined;
   client.on('error', (error: Error) => (cause ??= error));

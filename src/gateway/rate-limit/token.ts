@@ -23,10 +23,14 @@ const SCHEME_IS_BEARER = /^[ \t]*bearer(?![!#$%&'*+.^_`|~0-9A-Za-z-])/i;
 const mentionsBearer = (field: string): boolean => field.includes('Bearer') || SCHEME_IS_BEARER.test(field);
 
 const NONE: BearerReading = { kind: 'none' };
-const SEVERAL: BearerReading = { kind: 'malformed', reason: 'The request has several Authorization header fields and one of them names Bearer; send one field, "Bearer <token>".' };
+const SEVERAL: BearerReading = {
+  kind: 'malformed',
+  reason: 'The request has several Authorization header fields and one of them names Bearer; send one field, "Bearer <token>".',
+};
 const NOT_BEARER_FORM: BearerReading = {
   kind: 'malformed',
-  reason: 'The Authorization header names Bearer but is not "Bearer <token>" (RFC 6750: one token of letters, digits and -._~+/, optionally ending in =).',
+  reason:
+    'The Authorization header names Bearer but is not "Bearer <token>" (RFC 6750: one token of letters, digits and -._~+/, optionally ending in =).',
 };
 const TOO_LONG: BearerReading = { kind: 'malformed', reason: `The bearer token is longer than ${MAX_TOKEN_LENGTH} characters.` };
 

@@ -14,7 +14,6 @@ const PASSWORD = 'c0rrect-Horse-battery';
 const ADMIN = { adminUser: 'admin', adminPassword: PASSWORD };
 const LIFETIME_MS = 300_000;
 
-
 async function startGateway(t: TapTest) {
   const { lines, logger } = captureLogs();
   const { system, clock } = await startTestSystem(t, { config: ADMIN, logger });
@@ -90,8 +89,14 @@ t.test('access sessions on one running gateway', async (t) => {
     t.equal((await authorize(sessionId)).response!.status, 404);
 
     const [, payload] = EXAMPLE_TOKEN.split('.');
-    t.notOk(logLines.some((line) => line.includes(payload!) || line.includes(PASSWORD)), 'no log line holds the token or the password');
-    t.ok(logLines.some((line) => line.includes('"operationId":"runJwtParseAgent"')), 'the requests were logged');
+    t.notOk(
+      logLines.some((line) => line.includes(payload!) || line.includes(PASSWORD)),
+      'no log line holds the token or the password',
+    );
+    t.ok(
+      logLines.some((line) => line.includes('"operationId":"runJwtParseAgent"')),
+      'the requests were logged',
+    );
   });
 
   t.test('a session lives 300 seconds from its creation; expired rows are swept', async (t) => {
@@ -106,21 +111,30 @@ t.test('access sessions on one running gateway', async (t) => {
     t.equal((await authorize(sessionId)).response!.status, 404);
     t.equal((await sdk.deleteAccessSession({ client, path: { sessionId } })).response!.status, 404);
 
-    t.same((await system.database.query('SELECT id FROM access_sessions')).map((r) => r.id), [sessionId], 'the expired row is still there');
+    t.same(
+      (await system.database.query('SELECT id FROM access_sessions')).map((r) => r.id),
+      [sessionId],
+      'the expired row is still there',
+    );
     const { id: next } = await create({});
-    t.same((await system.database.query('SELECT id FROM access_sessions')).map((r) => r.id), [next], 'the next create swept it');
+    t.same(
+      (await system.database.query('SELECT id FROM access_sessions')).map((r) => r.id),
+      [next],
+      'the next create swept it',
+    );
   });
 
   t.test('wrong or missing administrative credentials get 401 on every operation', async (t) => {
     const { id: sessionId } = await create(SESSION_INPUT);
     const path = { sessionId };
-    const calls = (client: ReturnType<typeof createClient>) => [
-      ['createAccessSession', () => sdk.createAccessSession({ client, body: { variables: {} } })],
-      ['getAccessSession', () => sdk.getAccessSession({ client, path })],
-      ['runJwtParseAgent', () => sdk.runJwtParseAgent({ client, path })],
-      ['getAuthorizationRedirect', () => sdk.getAuthorizationRedirect({ client, path, redirect: 'manual' })],
-      ['deleteAccessSession', () => sdk.deleteAccessSession({ client, path })],
-    ] as const;
+    const calls = (client: ReturnType<typeof createClient>) =>
+      [
+        ['createAccessSession', () => sdk.createAccessSession({ client, body: { variables: {} } })],
+        ['getAccessSession', () => sdk.getAccessSession({ client, path })],
+        ['runJwtParseAgent', () => sdk.runJwtParseAgent({ client, path })],
+        ['getAuthorizationRedirect', () => sdk.getAuthorizationRedirect({ client, path, redirect: 'manual' })],
+        ['deleteAccessSession', () => sdk.deleteAccessSession({ client, path })],
+      ] as const;
     const cases = [
       ['no credentials', createClient({ baseUrl }), 'administrative credentials are required'],
       ['a wrong password', createClient({ baseUrl, auth: 'admin:not-the-password' }), 'invalid administrative credentials'],
@@ -151,7 +165,10 @@ t.test('access sessions on one running gateway', async (t) => {
     const { id: tokenOnly } = await create({ [ID_TOKEN]: EXAMPLE_TOKEN });
     const noUpn = await authorize(tokenOnly);
     t.equal(noUpn.response!.status, 409);
-    t.same(noUpn.error, { error: 'missing session variable', 'error-message': `${USER_PRINCIPAL_NAME} is not set in session ${tokenOnly}` });
+    t.same(noUpn.error, {
+      error: 'missing session variable',
+      'error-message': `${USER_PRINCIPAL_NAME} is not set in session ${tokenOnly}`,
+    });
     t.equal(noUpn.response!.headers.get('location'), null, 'no redirect');
 
     const { id: emptyUpn } = await create({ [USER_PRINCIPAL_NAME]: '' });
@@ -164,10 +181,26 @@ t.test('access sessions on one running gateway', async (t) => {
     const [header, payload, signature] = EXAMPLE_TOKEN.split('.') as [string, string, string];
     const longHeader = `${header}${'x'.repeat((5 - (header.length % 4)) % 4 || 4)}`;
     const cases = [
-      ['five parts (an encrypted token)', `${header}.${payload}.${signature}.e30.e30`, 'session.oauth.client.last.id_token has 5 dot-separated parts; 3 expected'],
-      ['a header of length 1 mod 4', `${longHeader}.${payload}.${signature}`, `header part is not valid base64url: length ${longHeader.length} is 1 mod 4`],
-      ['a character outside the alphabet', `${header}.${payload.slice(0, 17)}*${payload.slice(18)}.${signature}`, "payload part is not valid base64url: invalid character '*' at position 17"],
-      ['an oversized token', `${header}.${payload}.${'s'.repeat(20480 - header.length - payload.length - 2)}`, 'session.oauth.client.last.id_token is 20480 characters long; the limit is 16384'],
+      [
+        'five parts (an encrypted token)',
+        `${header}.${payload}.${signature}.e30.e30`,
+        'session.oauth.client.last.id_token has 5 dot-separated parts; 3 expected',
+      ],
+      [
+        'a header of length 1 mod 4',
+        `${longHeader}.${payload}.${signature}`,
+        `header part is not valid base64url: length ${longHeader.length} is 1 mod 4`,
+      ],
+      [
+        'a character outside the alphabet',
+        `${header}.${payload.slice(0, 17)}*${payload.slice(18)}.${signature}`,
+        "payload part is not valid base64url: invalid character '*' at position 17",
+      ],
+      [
+        'an oversized token',
+        `${header}.${payload}.${'s'.repeat(20480 - header.length - payload.length - 2)}`,
+        'session.oauth.client.last.id_token is 20480 characters long; the limit is 16384',
+      ],
     ] as const;
     t.equal(longHeader.length % 4, 1, 'the lengthened header is 1 mod 4');
     for (const [label, token, message] of cases) {
@@ -178,7 +211,10 @@ t.test('access sessions on one running gateway', async (t) => {
       t.same(ran.error, { error: 'invalid token', 'error-message': message });
       t.same((await sdk.getAccessSession({ client, path: { sessionId } })).data?.variables, variables, `${label}: nothing was set`);
     }
-    t.notOk(logLines.some((line) => line.includes(payload)), 'no log line holds the token');
+    t.notOk(
+      logLines.some((line) => line.includes(payload)),
+      'no log line holds the token',
+    );
   });
 
   t.test('running the agent again overwrites the variables it sets and keeps every other', async (t) => {
@@ -190,7 +226,10 @@ t.test('access sessions on one running gateway', async (t) => {
     const first = await sdk.runJwtParseAgent({ client, path: { sessionId } });
     const second = await sdk.runJwtParseAgent({ client, path: { sessionId } });
     t.same(second.data, first.data, 'the same variables each run');
-    t.same((await sdk.getAccessSession({ client, path: { sessionId } })).data?.variables, { ...EXAMPLE_AFTER_PARSE, 'custom.variable': 'kept' });
+    t.same((await sdk.getAccessSession({ client, path: { sessionId } })).data?.variables, {
+      ...EXAMPLE_AFTER_PARSE,
+      'custom.variable': 'kept',
+    });
   });
 
   t.test('requests outside the spec get 400 in the gateway shape before any handler runs', async (t) => {
@@ -200,7 +239,10 @@ t.test('access sessions on one running gateway', async (t) => {
     const badName = await sdk.createAccessSession({ client, body: { variables: { 'session oauth': 'x' } } });
     t.equal(badName.response!.status, 400);
     t.match(badName.error, { error: String, 'error-message': String });
-    const badPrompt = await fetch(`${baseUrl}/access/sessions/abc/authorize?prompt=always`, { headers: { authorization: `Basic ${btoa(`admin:${PASSWORD}`)}` }, redirect: 'manual' });
+    const badPrompt = await fetch(`${baseUrl}/access/sessions/abc/authorize?prompt=always`, {
+      headers: { authorization: `Basic ${btoa(`admin:${PASSWORD}`)}` },
+      redirect: 'manual',
+    });
     t.equal(badPrompt.status, 400);
     t.match(await badPrompt.json(), { error: String, 'error-message': /prompt/ });
   });

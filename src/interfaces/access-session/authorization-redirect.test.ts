@@ -2,7 +2,8 @@ import t from 'tap';
 import { createAuthorizationRequest, PROMPTS } from './authorization-redirect.ts';
 import { AUTHORIZATION_REQUEST } from './spec-examples.ts';
 
-const parameter = (name: string) => AUTHORIZATION_REQUEST.defaultRequest.parameters.find((p: { name: string }) => p.name === name).value as string;
+const parameter = (name: string) =>
+  AUTHORIZATION_REQUEST.defaultRequest.parameters.find((p: { name: string }) => p.name === name).value as string;
 // The designed defaults of the spec's info.x-authorization-request.
 const SETTINGS = {
   authorizationUrl: AUTHORIZATION_REQUEST.authorizationUrl.default as string,
@@ -20,7 +21,7 @@ t.test('with the spec defaults the redirect is exactly the spec example', async 
 });
 
 t.test('every value is percent-encoded, so a hint cannot add or change parameters', async (t) => {
-  const hint = 'o\'brien+test&prompt=none#x y@corp.example.com ünï';
+  const hint = "o'brien+test&prompt=none#x y@corp.example.com ünï";
   const location = new URL(createAuthorizationRequest(SETTINGS)({ loginHint: hint, state: 's' }));
   t.equal(location.searchParams.get('login_hint'), hint);
   t.same(location.searchParams.getAll('prompt'), [], 'no prompt was smuggled in');
@@ -45,6 +46,10 @@ t.test('an authorization URL with a query of its own keeps it', async (t) => {
 
 t.test('a wrong authorization URL is refused when the request is compiled', async (t) => {
   for (const url of ['not a url', 'ftp://idp.example/authorize', 'https://idp.example/authorize#frag', 'https://idp.example/authorize#']) {
-    t.throws(() => createAuthorizationRequest({ ...SETTINGS, authorizationUrl: url }), { message: 'authorizationUrl must be an http(s) URL without a fragment' }, url);
+    t.throws(
+      () => createAuthorizationRequest({ ...SETTINGS, authorizationUrl: url }),
+      { message: 'authorizationUrl must be an http(s) URL without a fragment' },
+      url,
+    );
   }
 });

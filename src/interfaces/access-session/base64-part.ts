@@ -20,7 +20,8 @@ export function padPart(part: string): string {
 }
 
 /** A character for a message: itself when printable ASCII, else its code point. */
-const show = (char: string) => (/^[!-~]$/.test(char) ? `'${char}'` : `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+const show = (char: string) =>
+  /^[!-~]$/.test(char) ? `'${char}'` : `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Positions are 0-based indexes into the part, as JavaScript's own parsers report them. */
 function findProblem(part: string): string | undefined {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError } from '../../lib/config.ts';
+import type { ConfigError } from '../../lib/config.ts';
 import { loadConfig } from '../../app/config.ts';
 import { createFakeClock } from '../../lib/clock.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
@@ -9,7 +9,6 @@ import { createAccessSessionDependencies } from './compose.ts';
 import { ACCESS_SESSION_MIGRATIONS } from './migrations.ts';
 import { ACCESS_SESSION_SETTINGS, AUTHORIZATION_REQUEST } from './spec-examples.ts';
 import { USER_PRINCIPAL_NAME } from './variables.ts';
-
 
 async function wired(t: TapTest, env: Record<string, string>) {
   const database = await openDatabase(tempSqliteUrl(t).url, { migrations: ACCESS_SESSION_MIGRATIONS });
@@ -69,20 +68,30 @@ t.test('the lifetime, the token limit and the authorization request come from th
     PORTOLAN_AUTHORIZATION_SCOPE: 'openid email offline_access',
   });
   const upn = "o'brien+test&prompt=none@corp.example.com";
-  const session = await sessions.create({ [USER_PRINCIPAL_NAME]: upn, 'session.oauth.client.last.id_token': 'e30.e30.c2lnbmF0dXJlLWxvbmc' });
+  const session = await sessions.create({
+    [USER_PRINCIPAL_NAME]: upn,
+    'session.oauth.client.last.id_token': 'e30.e30.c2lnbmF0dXJlLWxvbmc',
+  });
   t.equal(session.expiresMs - session.createdMs, 10_000, 'lives 10 s');
-  t.match(await sessions.runJwtParse(session.id), { ok: false, error: { kind: 'invalidToken', message: /is 27 characters long; the limit is 20$/ } });
+  t.match(await sessions.runJwtParse(session.id), {
+    ok: false,
+    error: { kind: 'invalidToken', message: /is 27 characters long; the limit is 20$/ },
+  });
   const redirect = await sessions.authorizationRedirect(session.id);
   const location = new URL(redirect.ok ? redirect.value : 'about:blank');
   t.equal(`${location.origin}${location.pathname}`, 'https://idp.example.net/oauth2/authorize');
-  t.same(Object.fromEntries([...location.searchParams].filter(([k]) => k !== 'state')), {
-    p: 'B2C_1_signin',
-    response_type: 'code',
-    client_id: 'client 42',
-    redirect_uri: 'https://app.example.net/cb?x=1&y=2',
-    scope: 'openid email offline_access',
-    login_hint: upn,
-  }, 'every value comes back exactly: the hint adds no parameter');
+  t.same(
+    Object.fromEntries([...location.searchParams].filter(([k]) => k !== 'state')),
+    {
+      p: 'B2C_1_signin',
+      response_type: 'code',
+      client_id: 'client 42',
+      redirect_uri: 'https://app.example.net/cb?x=1&y=2',
+      scope: 'openid email offline_access',
+      login_hint: upn,
+    },
+    'every value comes back exactly: the hint adds no parameter',
+  );
   t.match(location.searchParams.get('state'), /^[A-Za-z0-9_-]{22}$/, '128 random bits');
   clock.advance(10_000);
   t.match(await sessions.get(session.id), { ok: false, error: { kind: 'sessionNotFound' } }, 'gone after 10 s');

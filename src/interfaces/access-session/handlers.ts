@@ -28,33 +28,52 @@ const toAccessSession = (session: AccessSessionRecord): H.AccessSession => ({
  * against specs/access-session.yaml.
  */
 export function createAccessSessionHandlers({ sessions }: AccessSessionDependencies) {
-  const createAccessSession: TypedHandler<H.CreateAccessSessionData, H.CreateAccessSessionResponses & H.CreateAccessSessionErrors> = async (request) => {
+  const createAccessSession: TypedHandler<H.CreateAccessSessionData, H.CreateAccessSessionResponses & H.CreateAccessSessionErrors> = async (
+    request,
+  ) => {
     const session = await sessions.create(request.body.variables);
     return { status: 201, body: toAccessSession(session), headers: { location: `/access/sessions/${session.id}` } };
   };
 
-  const getAccessSession: TypedHandler<H.GetAccessSessionData, H.GetAccessSessionResponses & H.GetAccessSessionErrors> = async (request) => {
+  const getAccessSession: TypedHandler<H.GetAccessSessionData, H.GetAccessSessionResponses & H.GetAccessSessionErrors> = async (
+    request,
+  ) => {
     const session = await sessions.get(request.params.sessionId);
     return session.ok ? { status: 200, body: toAccessSession(session.value) } : failure(session.error);
   };
 
-  const deleteAccessSession: TypedHandler<H.DeleteAccessSessionData, H.DeleteAccessSessionResponses & H.DeleteAccessSessionErrors> = async (request) => {
+  const deleteAccessSession: TypedHandler<H.DeleteAccessSessionData, H.DeleteAccessSessionResponses & H.DeleteAccessSessionErrors> = async (
+    request,
+  ) => {
     const deleted = await sessions.delete(request.params.sessionId);
     return deleted.ok ? { status: 204, body: undefined } : failure(deleted.error);
   };
 
-  const runJwtParseAgent: TypedHandler<H.RunJwtParseAgentData, H.RunJwtParseAgentResponses & H.RunJwtParseAgentErrors> = async (request) => {
+  const runJwtParseAgent: TypedHandler<H.RunJwtParseAgentData, H.RunJwtParseAgentResponses & H.RunJwtParseAgentErrors> = async (
+    request,
+  ) => {
     const sessionId = request.params.sessionId;
     const ran = await sessions.runJwtParse(sessionId);
     return ran.ok ? { status: 200, body: { agent: 'jwt-parse', sessionId, variables: ran.value } } : failure(ran.error);
   };
 
-  const getAuthorizationRedirect: TypedHandler<H.GetAuthorizationRedirectData, { 302: undefined } & H.GetAuthorizationRedirectErrors> = async (request) => {
+  const getAuthorizationRedirect: TypedHandler<
+    H.GetAuthorizationRedirectData,
+    { 302: undefined } & H.GetAuthorizationRedirectErrors
+  > = async (request) => {
     const redirect = await sessions.authorizationRedirect(request.params.sessionId, request.query.prompt);
     // The Location carries a one-time state: no cache may keep it.
-    return redirect.ok ? { status: 302, body: undefined, headers: { location: redirect.value, 'cache-control': 'no-store' } } : failure(redirect.error);
+    return redirect.ok
+      ? { status: 302, body: undefined, headers: { location: redirect.value, 'cache-control': 'no-store' } }
+      : failure(redirect.error);
   };
 
   // On the literal: a misspelt or unknown operationId is a type error here.
-  return { createAccessSession, getAccessSession, deleteAccessSession, runJwtParseAgent, getAuthorizationRedirect } satisfies OperationHandlers<typeof Sdk>;
+  return {
+    createAccessSession,
+    getAccessSession,
+    deleteAccessSession,
+    runJwtParseAgent,
+    getAuthorizationRedirect,
+  } satisfies OperationHandlers<typeof Sdk>;
 }

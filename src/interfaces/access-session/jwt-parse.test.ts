@@ -13,7 +13,11 @@ const tokenWith = (payloadText: string) => `${HEADER}.${b64url(payloadText)}.${S
 const payloadVariables = (outcome: ReturnType<typeof parse>) => {
   if (!outcome.ok) throw new Error(`expected success, got: ${outcome.message}`);
   const prefix = 'session.oauth.jwt.payload.last.';
-  return Object.fromEntries(Object.entries(outcome.variables).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  return Object.fromEntries(
+    Object.entries(outcome.variables)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => [k.slice(prefix.length), v]),
+  );
 };
 
 t.test('the spec example token gives exactly the spec example variables', async (t) => {
@@ -63,14 +67,42 @@ t.test('malformed tokens fail with a message naming the part and the reason, nev
     ['five parts (an encrypted token)', `${HEADER}.a.b.c.d`, 'session.oauth.client.last.id_token has 5 dot-separated parts; 3 expected'],
     ['an empty token', '', 'session.oauth.client.last.id_token has 1 dot-separated part; 3 expected'],
     ['a header of length 1 mod 4', `${'A'.repeat(21)}.${payload}.${SIG}`, 'header part is not valid base64url: length 21 is 1 mod 4'],
-    ['a payload of length 1 mod 4', `${HEADER}.${b64url('{"k":"v123"}')}x.${SIG}`, 'payload part is not valid base64url: length 17 is 1 mod 4'],
-    ['a character outside the alphabet', `${HEADER}.${star}.${SIG}`, "payload part is not valid base64url: invalid character '*' at position 17"],
-    ['a space', `${HEADER}.${payload.slice(0, 4)} ${payload.slice(5)}.${SIG}`, 'payload part is not valid base64url: invalid character U+0020 at position 4'],
+    [
+      'a payload of length 1 mod 4',
+      `${HEADER}.${b64url('{"k":"v123"}')}x.${SIG}`,
+      'payload part is not valid base64url: length 17 is 1 mod 4',
+    ],
+    [
+      'a character outside the alphabet',
+      `${HEADER}.${star}.${SIG}`,
+      "payload part is not valid base64url: invalid character '*' at position 17",
+    ],
+    [
+      'a space',
+      `${HEADER}.${payload.slice(0, 4)} ${payload.slice(5)}.${SIG}`,
+      'payload part is not valid base64url: invalid character U+0020 at position 4',
+    ],
     ['a newline', `eyJh\nbGciOiJub25lIn0.${payload}.${SIG}`, 'header part is not valid base64url: invalid character U+000A at position 4'],
-    ['a non-ASCII letter', `${HEADER}.é${payload.slice(1)}.${SIG}`, 'payload part is not valid base64url: invalid character U+00E9 at position 0'],
-    ['padding inside a part', `${HEADER}.${payload.slice(0, 8)}=${payload.slice(9)}.${SIG}`, "payload part is not valid base64url: invalid character '=' at position 8"],
-    ['too much padding', `${HEADER}.${b64url('{"k":"v123"}')}==.${SIG}`, 'payload part is not valid base64url: too much padding at position 16'],
-    ['bytes that are not UTF-8', `${b64url(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))}.${payload}.${SIG}`, 'header part is not valid UTF-8 once base64-decoded'],
+    [
+      'a non-ASCII letter',
+      `${HEADER}.é${payload.slice(1)}.${SIG}`,
+      'payload part is not valid base64url: invalid character U+00E9 at position 0',
+    ],
+    [
+      'padding inside a part',
+      `${HEADER}.${payload.slice(0, 8)}=${payload.slice(9)}.${SIG}`,
+      "payload part is not valid base64url: invalid character '=' at position 8",
+    ],
+    [
+      'too much padding',
+      `${HEADER}.${b64url('{"k":"v123"}')}==.${SIG}`,
+      'payload part is not valid base64url: too much padding at position 16',
+    ],
+    [
+      'bytes that are not UTF-8',
+      `${b64url(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))}.${payload}.${SIG}`,
+      'header part is not valid UTF-8 once base64-decoded',
+    ],
   ];
   for (const [name, token, message] of cases) {
     const outcome = parse(token);
@@ -87,7 +119,11 @@ t.test('a token longer than the limit is refused; one exactly at the limit is pa
   t.equal(atLimit.length, 16384);
   t.equal(parse(atLimit).ok, true, 'exactly 16384 characters is accepted');
   t.same(parse(`${atLimit}s`), { ok: false, message: 'session.oauth.client.last.id_token is 16385 characters long; the limit is 16384' });
-  t.same(parseIdentityToken(base, { maxTokenLength: 10 }), { ok: false, message: `session.oauth.client.last.id_token is ${base.length} characters long; the limit is 10` }, 'the limit is the setting');
+  t.same(
+    parseIdentityToken(base, { maxTokenLength: 10 }),
+    { ok: false, message: `session.oauth.client.last.id_token is ${base.length} characters long; the limit is 10` },
+    'the limit is the setting',
+  );
 });
 
 t.test('an already padded part (standard base64) is accepted', async (t) => {
@@ -127,9 +163,16 @@ t.test('nested values are flattened by the text rules, and a later member of the
     cnf: 'kid:k1',
     x: 'second',
   });
-  t.same(splitMembers('{"__proto__":"p","constructor":"c"}'), [['__proto__', 'p'], ['constructor', 'c']]);
+  t.same(splitMembers('{"__proto__":"p","constructor":"c"}'), [
+    ['__proto__', 'p'],
+    ['constructor', 'c'],
+  ]);
   const outcome = parse(tokenWith('{"__proto__":"p"}'));
-  t.equal(outcome.ok && Object.getOwnPropertyDescriptor(outcome.variables, 'session.oauth.jwt.payload.last.__proto__')?.value, 'p', 'a member named __proto__ is only a name');
+  t.equal(
+    outcome.ok && Object.getOwnPropertyDescriptor(outcome.variables, 'session.oauth.jwt.payload.last.__proto__')?.value,
+    'p',
+    'a member named __proto__ is only a name',
+  );
 });
 
 t.test('property: every member of a flat JSON object comes back as payload.last.<key> = String(value)', async (t) => {

@@ -50,7 +50,10 @@ export function parseIdentityToken(token: string, options: JwtParseOptions): Jwt
   const [header, payload, signature] = split as [string, string, string];
 
   const decoded: Array<[PartName, string]> = [];
-  for (const [name, part] of [['header', header], ['payload', payload]] as const) {
+  for (const [name, part] of [
+    ['header', header],
+    ['payload', payload],
+  ] as const) {
     const result = decodePart(name, part);
     if (!result.ok) return result;
     decoded.push([name, result.text]);

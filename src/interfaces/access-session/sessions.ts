@@ -40,7 +40,14 @@ const fail = <K extends FailureKind>(kind: K, message: string) => ({ ok: false a
 const notFound = (id: string) => fail('sessionNotFound', `no access session ${id} (unknown or expired)`);
 const missing = (name: string, id: string) => fail('missingSessionVariable', `${name} is not set in session ${id}`);
 
-export function createAccessSessions({ store, clock, settings, newSessionId, newState, sweepIntervalMs = 60_000 }: AccessSessionsDependencies) {
+export function createAccessSessions({
+  store,
+  clock,
+  settings,
+  newSessionId,
+  newState,
+  sweepIntervalMs = 60_000,
+}: AccessSessionsDependencies) {
   let lastSweepMs = Number.NEGATIVE_INFINITY;
   const redirectTo = createAuthorizationRequest(settings.authorization);
 

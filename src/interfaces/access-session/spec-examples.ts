@@ -2,12 +2,19 @@
 import { loadSpec } from '../../lib/spec-catalog.ts';
 
 type Example<T> = { value: T };
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 const spec = loadSpec('access-session') as unknown as Json;
-const created = spec.paths['/access/sessions'].post.requestBody.content['application/json'].examples as Record<string, Example<{ variables: Record<string, string> }>>;
-const parsed = spec.paths['/access/sessions/{sessionId}/agents/jwt-parse'].post.responses['200'].content['application/json'].examples.parsed as Example<{ variables: Record<string, string> }>;
-const read = spec.paths['/access/sessions/{sessionId}'].get.responses['200'].content['application/json'].examples.afterJwtParse as Example<{ variables: Record<string, string> }>;
+const created = spec.paths['/access/sessions'].post.requestBody.content['application/json'].examples as Record<
+  string,
+  Example<{ variables: Record<string, string> }>
+>;
+const parsed = spec.paths['/access/sessions/{sessionId}/agents/jwt-parse'].post.responses['200'].content['application/json'].examples
+  .parsed as Example<{ variables: Record<string, string> }>;
+const read = spec.paths['/access/sessions/{sessionId}'].get.responses['200'].content['application/json'].examples.afterJwtParse as Example<{
+  variables: Record<string, string>;
+}>;
 
 /** The variables of a session after the OAuth client step and the directory query (createAccessSession example). */
 export const SESSION_INPUT: Record<string, string> = created.afterOAuthClient!.value.variables;

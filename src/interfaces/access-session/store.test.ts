@@ -75,7 +75,11 @@ function runStoreSuite(t: TapTest, open: (t: TapTest) => Promise<string>) {
     await store.create(session('older', {}, T0 - 1000));
     await store.create(session('new', {}, T0 + 1000));
     t.equal(await store.deleteExpired(T0 + LIFETIME), 2);
-    t.same((await db.query('SELECT id FROM access_sessions')).map((r) => r.id), ['new'], 'only the live row is left');
+    t.same(
+      (await db.query('SELECT id FROM access_sessions')).map((r) => r.id),
+      ['new'],
+      'only the live row is left',
+    );
     t.equal(await store.deleteExpired(T0 + LIFETIME), 0, 'a second sweep finds nothing');
   });
 }

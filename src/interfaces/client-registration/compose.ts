@@ -71,7 +71,8 @@ export function createClientRegistrationDependencies(wiring: ClientRegistrationW
     async warmManagement() {
       if (config.registrationStaticCredentials) return;
       const warmed = await management.warm(wiring.stopping);
-      if (!warmed.ok && !wiring.stopping.aborted) logger.info({ message: warmed.error }, 'the management login at start failed; the first registration tries again');
+      if (!warmed.ok && !wiring.stopping.aborted)
+        logger.info({ message: warmed.error }, 'the management login at start failed; the first registration tries again');
     },
   };
 }

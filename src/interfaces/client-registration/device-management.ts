@@ -58,7 +58,10 @@ export function createDeviceManagementClient(options: DeviceManagementOptions): 
     timeoutMs,
     ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
   });
-  const failed = (failure: SessionFailure): { ok: false; error: string } => ({ ok: false, error: failure.cause ? failureMessage(failure.cause, timeoutMs) : failure.failure });
+  const failed = (failure: SessionFailure): { ok: false; error: string } => ({
+    ok: false,
+    error: failure.cause ? failureMessage(failure.cause, timeoutMs) : failure.failure,
+  });
 
   async function call(send: (client: SdkClient, signal: AbortSignal) => Promise<SdkResult>): Promise<ManagementResult<unknown>> {
     const result = await session.call(send, () => AbortSignal.timeout(timeoutMs));
@@ -79,14 +82,26 @@ export function createDeviceManagementClient(options: DeviceManagementOptions): 
       if (typeof app?.clientId !== 'string' || typeof app.clientSecret !== 'string') {
         return { ok: false, error: 'the management interface answered without clientId and clientSecret' };
       }
-      return { ok: true, value: { partition: app.partition ?? 'Common', name: app.name ?? body.name, clientId: app.clientId, clientSecret: app.clientSecret } };
+      return {
+        ok: true,
+        value: {
+          partition: app.partition ?? 'Common',
+          name: app.name ?? body.name,
+          clientId: app.clientId,
+          clientSecret: app.clientSecret,
+        },
+      };
     },
     async bindClientApp(partition, oauthProfile, name) {
-      const result = await call((client, signal) => device.bindOauthClientApp({ client, path: { partition, oauthProfile }, body: { name }, signal }));
+      const result = await call((client, signal) =>
+        device.bindOauthClientApp({ client, path: { partition, oauthProfile }, body: { name }, signal }),
+      );
       return result.ok ? { ok: true, value: undefined } : result;
     },
     async applyAccessPolicy(partition, policyName) {
-      const result = await call((client, signal) => device.applyAccessPolicy({ client, path: { partition, policyName }, body: { generationAction: 'increment' }, signal }));
+      const result = await call((client, signal) =>
+        device.applyAccessPolicy({ client, path: { partition, policyName }, body: { generationAction: 'increment' }, signal }),
+      );
       return result.ok ? { ok: true, value: undefined } : result;
     },
     async deleteClientApp(partition, appName) {

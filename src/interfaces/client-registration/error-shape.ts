@@ -6,7 +6,11 @@ import type { HandlerResponse } from '../../server/handler-types.ts';
 export const REGISTRATION_HEADERS = Object.freeze({ connection: 'close', 'cache-control': 'no-store' });
 
 /** The `error` words of the designed failures (spec: `invalid request` 400, `request too large` 413). */
-const ERROR_WORDS: Partial<Record<ErrorCode, string>> = { invalidRequest: 'invalid request', malformedBody: 'invalid request', payloadTooLarge: 'request too large' };
+const ERROR_WORDS: Partial<Record<ErrorCode, string>> = {
+  invalidRequest: 'invalid request',
+  malformedBody: 'invalid request',
+  payloadTooLarge: 'request too large',
+};
 const words = (code: ErrorCode) => ERROR_WORDS[code] ?? code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 
 /** A registration answer: `{error, error-message}` with the registration headers. */
@@ -28,20 +32,26 @@ export function renderRegistrationError(error: PortolanError): HandlerResponse {
 function formProblems(problems: readonly Problem[]): string {
   const sentences = problems.map(formProblem);
   const required = ['username', 'password'].filter((f) => sentences.includes(`form field ${f} is required`));
-  const merged = required.length === 2
-    ? ['form fields username and password are required', ...sentences.filter((s) => !/^form field (username|password) is required$/.test(s))]
-    : sentences;
+  const merged =
+    required.length === 2
+      ? [
+          'form fields username and password are required',
+          ...sentences.filter((s) => !/^form field (username|password) is required$/.test(s)),
+        ]
+      : sentences;
   return [...new Set(merged)].join('; ');
 }
 
 function formProblem({ pointer, keyword, params, message }: Problem): string {
   const field = pointer.startsWith('/body/') ? pointer.slice('/body/'.length) : undefined;
-  if (keyword === 'required' && pointer === '' && params?.missingProperty === 'requestBody') return 'form fields username and password are required';
+  if (keyword === 'required' && pointer === '' && params?.missingProperty === 'requestBody')
+    return 'form fields username and password are required';
   if (keyword === 'required' && pointer === '/body') return `form field ${String(params?.missingProperty)} is required`;
   if (keyword === 'additionalProperties' && pointer === '/body') return UNKNOWN_FIELD;
   if (field && keyword === 'minLength' && params?.limit === 1) return `form field ${field} must not be empty`;
   if (field && keyword === 'maxLength') return `form field ${field} must be at most ${String(params?.limit)} characters`;
-  if (pointer === '/header/user-agent' && keyword === 'maxLength') return `the User-Agent header must be at most ${String(params?.limit)} characters`;
+  if (pointer === '/header/user-agent' && keyword === 'maxLength')
+    return `the User-Agent header must be at most ${String(params?.limit)} characters`;
   return `${pointer.slice(1).replaceAll('/', '.') || 'request'} ${message}`;
 }
 

@@ -1,13 +1,13 @@
 import type * as Sdk from '../../../generated/client-registration/sdk.gen.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule } from '../../server/interface-module.ts';
+import { defineModule } from '../../server/interface-module.ts';
 import { createClientRegistrationDependencies } from './compose.ts';
 import { REGISTRATION_SETTINGS } from './settings.ts';
 import { renderRegistrationError } from './error-shape.ts';
 import { createClientRegistrationHandlers } from './handlers.ts';
 
 /** Interface D, answered by the gateway's registration stage (src/app/gateway-stages.ts). */
-export const clientRegistrationModule = {
+export const clientRegistrationModule = defineModule({
   name: 'client-registration',
   settings: REGISTRATION_SETTINGS,
   errorShape: () => renderRegistrationError,
@@ -30,7 +30,9 @@ export const clientRegistrationModule = {
     let warming: Promise<void> | undefined;
     context.onRole('gateway', {
       start: async () =>
-        void (warming = dependencies.warmManagement().catch((error: unknown) => context.logger.error({ err: error }, 'registration: the management login at start failed'))),
+        void (warming = dependencies
+          .warmManagement()
+          .catch((error: unknown) => context.logger.error({ err: error }, 'registration: the management login at start failed'))),
       stop: async () => {
         stopping.abort();
         await warming;
@@ -38,4 +40,4 @@ export const clientRegistrationModule = {
     });
     return createClientRegistrationHandlers(dependencies) satisfies OperationHandlers<typeof Sdk>;
   },
-} satisfies InterfaceModule;
+});

@@ -26,9 +26,7 @@ export type RegistrationFlowDependencies = {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
 };
 
-export type RegistrationOutcome =
-  | { ok: true; clientId: string; clientSecret: string }
-  | { ok: false; error: string; message: string };
+export type RegistrationOutcome = { ok: true; clientId: string; clientSecret: string } | { ok: false; error: string; message: string };
 
 /** The `error` values of seed Errors D. */
 export const REGISTRATION_ERRORS = {
@@ -56,13 +54,20 @@ export function createRegistrationFlow(deps: RegistrationFlowDependencies) {
     if (settings.staticCredentials) return { ok: true, clientId: settings.staticClientId, clientSecret: settings.staticClientSecret };
 
     const name = clientAppName(form.username, agentOf(userAgent), Math.floor(deps.clock.nowMs() / 1000));
-    const created = await management.createClientApp({ name, appName: name, authType: 'secret', grantPassword: 'enabled', scopes: settings.scopes });
+    const created = await management.createClientApp({
+      name,
+      appName: name,
+      authType: 'secret',
+      grantPassword: 'enabled',
+      scopes: settings.scopes,
+    });
     if (!created.ok) return failed('creation', name, created.error);
 
     const undo = async () => {
       const deleted = await management.deleteClientApp(created.value.partition, created.value.name);
       // Nothing more can be done here; the operator finds the leftover by its name in the log.
-      if (!deleted.ok) logger.error({ clientApp: name, message: deleted.error }, 'registration could not delete the client application it created');
+      if (!deleted.ok)
+        logger.error({ clientApp: name, message: deleted.error }, 'registration could not delete the client application it created');
     };
     const bound = await management.bindClientApp(settings.partition, settings.oauthProfile, name);
     if (!bound.ok) {

@@ -51,7 +51,11 @@ t.test('registration under other settings: static credentials, failing managemen
   const register = () => answered(registerClient({ client, body: { username: 'bob', password: 'bob pw' } }));
 
   t.test('static credentials: 200 with the configured pair, nothing created', async (t) => {
-    use({ registrationStaticCredentials: true, registrationStaticClientId: 'static-mobile-client', registrationStaticClientSecret: 'static-mobile-secret' });
+    use({
+      registrationStaticCredentials: true,
+      registrationStaticClientId: 'static-mobile-client',
+      registrationStaticClientSecret: 'static-mobile-secret',
+    });
     const { data, response } = await register();
     t.equal(response.status, 200);
     t.same(data, { client_id: 'static-mobile-client', client_secret: 'static-mobile-secret' });
@@ -68,7 +72,10 @@ t.test('registration under other settings: static credentials, failing managemen
   });
 
   t.test('static mode without the pair is refused at start', async (t) => {
-    t.throws(() => use({ registrationStaticCredentials: true, registrationStaticClientId: 'id' }), /PORTOLAN_REGISTRATION_STATIC_CLIENT_SECRET must both be set/);
+    t.throws(
+      () => use({ registrationStaticCredentials: true, registrationStaticClientId: 'id' }),
+      /PORTOLAN_REGISTRATION_STATIC_CLIENT_SECRET must both be set/,
+    );
   });
 
   t.test('a profile nobody was added to: 403 (not_started)', async (t) => {
@@ -83,7 +90,10 @@ t.test('registration under other settings: static credentials, failing managemen
     use({ registrationOauthProfile: 'missing_profile' });
     const { error, response } = await register();
     t.equal(response.status, 403);
-    t.same(error, { error: 'ClientApp binding failed', 'error-message': '01020036:3: The requested OAuth profile (/Common/missing_profile) was not found.' });
+    t.same(error, {
+      error: 'ClientApp binding failed',
+      'error-message': '01020036:3: The requested OAuth profile (/Common/missing_profile) was not found.',
+    });
     t.same(await appsOn(system), [], 'no orphan application');
   });
 
@@ -92,7 +102,10 @@ t.test('registration under other settings: static credentials, failing managemen
     use({ registrationAccessPolicy: 'missing_policy' });
     const { error, response } = await register();
     t.equal(response.status, 403);
-    t.same(error, { error: 'Synchronization failed', 'error-message': '01020036:3: The requested access profile (/Common/missing_policy) was not found.' });
+    t.same(error, {
+      error: 'Synchronization failed',
+      'error-message': '01020036:3: The requested access profile (/Common/missing_policy) was not found.',
+    });
     t.same(await appsOn(system), [], 'no orphan application');
     t.same(await system.database.query('SELECT * FROM device_oauth_profile_client_apps'), [], 'no binding left');
   });
@@ -112,7 +125,14 @@ t.test('registration under other settings: static credentials, failing managemen
   t.test('wrong administrative credentials: the device 401 message is reported', async (t) => {
     clock.advance(1000);
     const deps = createClientRegistrationDependencies({
-      config, accounts: system.accounts, admin: { username: 'admin', password: 'not the admin pw' }, deviceRoleUrl: () => system.url('device'), clock, timers: clock, stopping: stopping.signal, logger: silent,
+      config,
+      accounts: system.accounts,
+      admin: { username: 'admin', password: 'not the admin pw' },
+      deviceRoleUrl: () => system.url('device'),
+      clock,
+      timers: clock,
+      stopping: stopping.signal,
+      logger: silent,
     });
     current = createClientRegistrationHandlers(deps).registerClient!;
     const { error, response } = await register();

@@ -34,10 +34,20 @@ t.test('registration on the running system, over real HTTP to the device role', 
     t.equal(response.headers.get('server'), null, 'no Server header');
 
     const name = `alice.example.com-android-${START_SECONDS}`;
-    t.same(await appsOn(system), [{ name, client_id: data!.client_id, client_secret_hash: hashClientSecret(data!.client_secret) }], 'the app exists on the device, its secret only hashed');
+    t.same(
+      await appsOn(system),
+      [{ name, client_id: data!.client_id, client_secret_hash: hashClientSecret(data!.client_secret) }],
+      'the app exists on the device, its secret only hashed',
+    );
     const [row] = await system.database.query('SELECT * FROM device_oauth_client_apps');
     t.match(row, { app_name: name, auth_type: 'secret', grant_password: 'enabled', scopes: 'openid profile' });
-    t.same(await system.database.query("SELECT app_name FROM device_oauth_profile_client_apps WHERE profile_partition = 'Common' AND profile_name = 'oauth_server'"), [{ app_name: name }], 'bound to the OAuth profile');
+    t.same(
+      await system.database.query(
+        "SELECT app_name FROM device_oauth_profile_client_apps WHERE profile_partition = 'Common' AND profile_name = 'oauth_server'",
+      ),
+      [{ app_name: name }],
+      'bound to the OAuth profile',
+    );
     t.equal(await policyGeneration(system), 2, 'policy generation went from 1 to 2');
   });
 
@@ -65,7 +75,10 @@ t.test('registration on the running system, over real HTTP to the device role', 
 
   t.test('a wrong password or an unknown user is 403 invalid user credentials (deny)', async (t) => {
     const before = await appsOn(system);
-    for (const body of [{ ...USER, password: 'wrong' }, { username: 'mallory', password: USER.password }]) {
+    for (const body of [
+      { ...USER, password: 'wrong' },
+      { username: 'mallory', password: USER.password },
+    ]) {
       const { error, response } = await register(body);
       t.equal(response.status, 403);
       t.same(error, { error: 'invalid user credentials', 'error-message': 'access denied by the access policy' });
@@ -76,7 +89,14 @@ t.test('registration on the running system, over real HTTP to the device role', 
 
   t.test('bad forms are 400 with the spec sentences and the registration headers', async (t) => {
     const raw = async (body: string) => {
-      const { error, response } = await answered(client.post({ url: '/vendor-oauth2/v1/client-register', body, bodySerializer: (b: unknown) => b as string, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }));
+      const { error, response } = await answered(
+        client.post({
+          url: '/vendor-oauth2/v1/client-register',
+          body,
+          bodySerializer: (b: unknown) => b as string,
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        }),
+      );
       return { status: response.status, body: error, headers: response.headers };
     };
     const cases: [string, string][] = [

@@ -10,15 +10,18 @@ export function createAuthHandlers(deps: { tokens: TokenService; checkPassword: 
   const tokenLogin = createTokenLogin(deps);
   const refused = () => deviceFailure('unauthorized', 'Authentication failed.');
 
-  const loginDeviceUser: TypedHandler<F.LoginDeviceUserData, F.LoginDeviceUserResponses & F.LoginDeviceUserErrors> = async ({ body, remoteAddress }) => {
+  const loginDeviceUser: TypedHandler<F.LoginDeviceUserData, F.LoginDeviceUserResponses & F.LoginDeviceUserErrors> = async ({
+    body,
+    remoteAddress,
+  }) => {
     const answer = await tokenLogin.login(body.username, body.password, body.loginProviderName ?? 'tmos', remoteAddress ?? '');
     return answer ? { status: 200, body: answer } : refused();
   };
 
-  const exchangeDeviceRefreshToken: TypedHandler<F.ExchangeDeviceRefreshTokenData, F.ExchangeDeviceRefreshTokenResponses & F.ExchangeDeviceRefreshTokenErrors> = async ({
-    body,
-    remoteAddress,
-  }) => {
+  const exchangeDeviceRefreshToken: TypedHandler<
+    F.ExchangeDeviceRefreshTokenData,
+    F.ExchangeDeviceRefreshTokenResponses & F.ExchangeDeviceRefreshTokenErrors
+  > = async ({ body, remoteAddress }) => {
     const answer = await tokenLogin.exchange(body.refreshToken.token, remoteAddress ?? '', 'tmos');
     return answer ? { status: 200, body: answer } : refused();
   };

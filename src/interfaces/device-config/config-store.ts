@@ -32,12 +32,19 @@ export function createSqlDeviceConfigStore(db: Database): DeviceConfigStore {
       return (await db.query('SELECT partition, name, api_anonymous, generation FROM device_rules ORDER BY partition, name')).map(toRule);
     },
     async getRule(partition, name) {
-      const rows = await db.query('SELECT partition, name, api_anonymous, generation FROM device_rules WHERE partition = $1 AND name = $2', [partition, name]);
+      const rows = await db.query(
+        'SELECT partition, name, api_anonymous, generation FROM device_rules WHERE partition = $1 AND name = $2',
+        [partition, name],
+      );
       return rows[0] ? toRule(rows[0]) : undefined;
     },
     async createRule(partition, name, apiAnonymous) {
       try {
-        await db.execute('INSERT INTO device_rules (partition, name, api_anonymous, generation) VALUES ($1, $2, $3, 1)', [partition, name, apiAnonymous]);
+        await db.execute('INSERT INTO device_rules (partition, name, api_anonymous, generation) VALUES ($1, $2, $3, 1)', [
+          partition,
+          name,
+          apiAnonymous,
+        ]);
       } catch (error) {
         if (isDatabaseError(error, 'unique-violation')) return 'exists';
         throw error;

@@ -5,7 +5,10 @@
 export const DB_VARIABLES = {
   'dataplane.quic.log.level': { defaultValue: 'Critical', range: ['Critical', 'Error', 'Warning', 'Notice', 'Info', 'Debug'] },
   'quic.qlogging': { defaultValue: 'disable', range: ['enable', 'disable'] },
-  'log.access.level': { defaultValue: 'notice', range: ['emergency', 'alert', 'critical', 'error', 'warning', 'notice', 'informational', 'debug'] },
+  'log.access.level': {
+    defaultValue: 'notice',
+    range: ['emergency', 'alert', 'critical', 'error', 'warning', 'notice', 'informational', 'debug'],
+  },
 } as const;
 
 export type DbVariableName = keyof typeof DB_VARIABLES;

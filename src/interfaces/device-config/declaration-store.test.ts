@@ -25,25 +25,57 @@ function failingAt(db: Database, failAt: number): Database {
 }
 
 const tenant = (round: number) => JSON.stringify({ class: 'Tenant', A1: { class: 'Application', remark: `round ${round}` } });
-const full = (members: Record<string, string>) => `{${Object.entries(members).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+const full = (members: Record<string, string>) =>
+  `{${Object.entries(members)
+    .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
+    .join(',')}}`;
 
 t.test('a deployment is saved whole or not at all', async (t) => {
   const db = await openDatabase('sqlite::memory:', { migrations: DEVICE_CONFIG_MIGRATIONS });
   t.teardown(() => db.close());
   const store = createSqlDeclarationStore(db);
   const header = { class: '"ADC"', schemaVersion: '"3.0.0"' };
-  await store.save(full(header), [{ tenant: 'T1', text: tenant(1) }, { tenant: 'T2', text: tenant(1) }], full({ ...header, T1: tenant(1), T2: tenant(1) }), 1, 'h1');
+  await store.save(
+    full(header),
+    [
+      { tenant: 'T1', text: tenant(1) },
+      { tenant: 'T2', text: tenant(1) },
+    ],
+    full({ ...header, T1: tenant(1), T2: tenant(1) }),
+    1,
+    'h1',
+  );
 
   // Statements of a save: header, T1, T2, history, prune. Cut after T1 was written (the third one).
   const cut = createSqlDeclarationStore(failingAt(db, 3));
-  await t.rejects(cut.save(full(header), [{ tenant: 'T1', text: tenant(2) }, { tenant: 'T2', text: tenant(2) }], full({ ...header, T1: tenant(2), T2: tenant(2) }), 2, 'h2'), /cut in the middle/);
+  await t.rejects(
+    cut.save(
+      full(header),
+      [
+        { tenant: 'T1', text: tenant(2) },
+        { tenant: 'T2', text: tenant(2) },
+      ],
+      full({ ...header, T1: tenant(2), T2: tenant(2) }),
+      2,
+      'h2',
+    ),
+    /cut in the middle/,
+  );
   const saved = await store.load();
-  t.same(saved.tenants.map(([, text]) => text), [tenant(1), tenant(1)], 'both tenants are still the old ones: T1 was rolled back with the rest');
+  t.same(
+    saved.tenants.map(([, text]) => text),
+    [tenant(1), tenant(1)],
+    'both tenants are still the old ones: T1 was rolled back with the rest',
+  );
   t.equal(saved.header, full(header), 'the header as saved');
   t.same(await store.history(0), full({ ...header, T1: tenant(1), T2: tenant(1) }), 'and the history has no half entry');
 
   await store.save(full(header), [{ tenant: 'T1', text: null }], full({ ...header, T2: tenant(1) }), 3, 'h3');
-  t.same((await store.load()).tenants.map(([name]) => name), ['T2'], 'a null change removes the tenant');
+  t.same(
+    (await store.load()).tenants.map(([name]) => name),
+    ['T2'],
+    'a null change removes the tenant',
+  );
   t.same(await store.history(1), full({ ...header, T1: tenant(1), T2: tenant(1) }), 'history goes back one deployment at a time');
 });
 
@@ -51,9 +83,19 @@ t.test('task records: newest first, kept to a number', async (t) => {
   const db = await openDatabase('sqlite::memory:', { migrations: DEVICE_CONFIG_MIGRATIONS });
   t.teardown(() => db.close());
   const store = createSqlDeclarationStore(db);
-  for (let i = 0; i < 5; i++) await store.putTask({ id: `task-${i}`, order: i, state: 'done', request: JSON.stringify({ i }), record: JSON.stringify({ id: `task-${i}` }) });
+  for (let i = 0; i < 5; i++)
+    await store.putTask({
+      id: `task-${i}`,
+      order: i,
+      state: 'done',
+      request: JSON.stringify({ i }),
+      record: JSON.stringify({ id: `task-${i}` }),
+    });
   await store.pruneTasks(3);
-  t.same((await store.listTasks(10)).map((task) => task.id), ['task-4', 'task-3', 'task-2']);
+  t.same(
+    (await store.listTasks(10)).map((task) => task.id),
+    ['task-4', 'task-3', 'task-2'],
+  );
   t.same(parsedTask((await store.getTask('task-4'))!).record, { id: 'task-4' }, 'the record as it was written');
   t.equal(await store.getTask('task-0'), undefined, 'older ones are forgotten');
 });

@@ -79,14 +79,20 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
             );
           }
         }
-        await tx.execute('INSERT INTO device_declaration_history (id, saved_at_ms, declaration) VALUES ($1, $2, $3)', [historyId, atMs, full]);
+        await tx.execute('INSERT INTO device_declaration_history (id, saved_at_ms, declaration) VALUES ($1, $2, $3)', [
+          historyId,
+          atMs,
+          full,
+        ]);
         await tx.execute(
           `DELETE FROM device_declaration_history WHERE id NOT IN (SELECT id FROM device_declaration_history ORDER BY saved_at_ms DESC, id DESC LIMIT ${HISTORY})`,
         );
       });
     },
     async history(age) {
-      const rows = await db.query(`SELECT declaration FROM device_declaration_history ORDER BY saved_at_ms DESC, id DESC LIMIT 1 OFFSET ${Math.trunc(age)}`);
+      const rows = await db.query(
+        `SELECT declaration FROM device_declaration_history ORDER BY saved_at_ms DESC, id DESC LIMIT 1 OFFSET ${Math.trunc(age)}`,
+      );
       return rows[0] ? String(rows[0].declaration) : undefined;
     },
     async putTask(task) {
@@ -101,7 +107,11 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
       return rows[0] ? toTask(rows[0]) : undefined;
     },
     async listTasks(limit) {
-      return (await db.query(`SELECT id, created_order, state, request, record FROM device_deploy_tasks ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(limit)}`)).map(toTask);
+      return (
+        await db.query(
+          `SELECT id, created_order, state, request, record FROM device_deploy_tasks ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(limit)}`,
+        )
+      ).map(toTask);
     },
     async pruneTasks(keep) {
       // Only finished records go: a queued task is never forgotten while it waits.

@@ -6,10 +6,14 @@ import { ADMIN_PASSWORD, declaration, deviceClient } from './test-device.ts';
 
 /** Declaration number `i` of tenant T: one service and pool on addresses only it uses (not loopback: nothing binds). */
 const numbered = (i: number) =>
-  declaration('T', {
-    S: { class: 'Service_HTTP', virtualAddresses: [`10.0.${i}.1`], pool: 'P' },
-    P: { class: 'Pool', monitors: ['http'], members: [{ servicePort: 80, serverAddresses: [`192.0.2.${i}`] }] },
-  }, { id: `declaration-${i}` });
+  declaration(
+    'T',
+    {
+      S: { class: 'Service_HTTP', virtualAddresses: [`10.0.${i}.1`], pool: 'P' },
+      P: { class: 'Pool', monitors: ['http'], members: [{ servicePort: 80, serverAddresses: [`192.0.2.${i}`] }] },
+    },
+    { id: `declaration-${i}` },
+  );
 
 /** What GET shows for declaration `i`'s tenant (the virtual port default filled in). */
 const deployedTenant = (i: number) => {
@@ -23,7 +27,11 @@ t.test('50 concurrent synchronous deployments to one tenant: one at a time, the 
   const client = deviceClient(system.url('device'));
   const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => sdk.deployDeclaration({ client, body: numbered(i) as never })));
   const statuses = answers.map((a) => a.response!.status);
-  t.same([...new Set(statuses)].filter((s) => s !== 200 && s !== 503), [], 'every answer is 200 or 503');
+  t.same(
+    [...new Set(statuses)].filter((s) => s !== 200 && s !== 503),
+    [],
+    'every answer is 200 or 503',
+  );
   t.ok(statuses.includes(200), 'at least one deployment ran');
   for (const answer of answers.filter((a) => a.response!.status === 503)) {
     t.match(answer.error, { code: 503, message: /^Configuration operation in progress on device .+, please try again in 2 minutes$/ });
@@ -39,8 +47,15 @@ t.test('50 asynchronous deployments queue and run one after another, in order; e
   const client = deviceClient(system.url('device'));
   const submitted = [];
   for (let i = 0; i < 50; i++) submitted.push(await sdk.deployDeclaration({ client, query: { async: true }, body: numbered(i) as never }));
-  t.ok(submitted.every((s) => s.response!.status === 202), 'each is accepted at once with 202');
-  t.match(submitted[0]!.data, { id: /^[0-9a-f-]{36}$/, results: [{ code: 0, message: 'Declaration successfully submitted' }], declaration: {} });
+  t.ok(
+    submitted.every((s) => s.response!.status === 202),
+    'each is accepted at once with 202',
+  );
+  t.match(submitted[0]!.data, {
+    id: /^[0-9a-f-]{36}$/,
+    results: [{ code: 0, message: 'Declaration successfully submitted' }],
+    declaration: {},
+  });
   const busy = await sdk.deployDeclaration({ client, body: numbered(99) as never });
   const lastId = (submitted[49]!.data as { id: string }).id;
   let last = await sdk.getDeployTask({ client, path: { taskId: lastId } });

@@ -32,7 +32,11 @@ function roundDeclaration(r: number) {
 /** The round every application of a tenant carries, 'none' when it is not deployed, 'mixed' when its applications disagree. */
 function roundOf(tenant: any): number | 'none' | 'mixed' {
   if (!tenant) return 'none';
-  const rounds = new Set(Object.values(tenant).filter((app: any) => app?.class === 'Application').map((app: any) => String(app.remark)));
+  const rounds = new Set(
+    Object.values(tenant)
+      .filter((app: any) => app?.class === 'Application')
+      .map((app: any) => String(app.remark)),
+  );
   if (rounds.size !== 1 || Object.keys(tenant).length !== 41) return 'mixed';
   return Number([...rounds][0]!.slice('round '.length));
 }
@@ -65,33 +69,43 @@ const kill = async (child: ChildProcess) => {
   }
 };
 
-t.test(`${ROUNDS} rounds of kill -9 during a persisted deployment: after each restart every tenant is wholly old or wholly new`, async (t) => {
-  const { url: database, dir } = tempSqliteUrl(t);
-  const headers = { authorization: basicAuthorization('admin', ADMIN_PASSWORD), 'content-type': 'application/json' };
-  let saved = 0; // the newest round known to be saved
-  // Even rounds wait for the answer before the kill (the new tenants must then survive); odd rounds kill
-  // after a fixed spread of delays (0 to ~400 ms after sending), landing before, during or after the
-  // save depending on the machine. The assertions hold wherever the kill lands: nothing here depends on speed.
-  const delays = Array.from({ length: ROUNDS }, (_, r) => (r * 97) % 420);
-  for (let r = 1; r <= ROUNDS; r++) {
-    const device = await startDevice(t, database, `${dir}/device`);
-    const sent = fetch(`${device.url}/mgmt/shared/appsvcs/declare`, { method: 'POST', headers, body: JSON.stringify(roundDeclaration(r)) }).then(
-      (response) => response.status,
-      () => 'cut' as const,
-    );
-    if (r % 2 === 0) t.equal(await sent, 200, `round ${r}: answered before the kill`);
-    else await new Promise((resolve) => setTimeout(resolve, delays[r - 1]));
-    await kill(device.child);
-    const status = await sent;
+t.test(
+  `${ROUNDS} rounds of kill -9 during a persisted deployment: after each restart every tenant is wholly old or wholly new`,
+  async (t) => {
+    const { url: database, dir } = tempSqliteUrl(t);
+    const headers = { authorization: basicAuthorization('admin', ADMIN_PASSWORD), 'content-type': 'application/json' };
+    let saved = 0; // the newest round known to be saved
+    // Even rounds wait for the answer before the kill (the new tenants must then survive); odd rounds kill
+    // after a fixed spread of delays (0 to ~400 ms after sending), landing before, during or after the
+    // save depending on the machine. The assertions hold wherever the kill lands: nothing here depends on speed.
+    const delays = Array.from({ length: ROUNDS }, (_, r) => (r * 97) % 420);
+    for (let r = 1; r <= ROUNDS; r++) {
+      const device = await startDevice(t, database, `${dir}/device`);
+      const sent = fetch(`${device.url}/mgmt/shared/appsvcs/declare`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(roundDeclaration(r)),
+      }).then(
+        (response) => response.status,
+        () => 'cut' as const,
+      );
+      if (r % 2 === 0) t.equal(await sent, 200, `round ${r}: answered before the kill`);
+      else await new Promise((resolve) => setTimeout(resolve, delays[r - 1]));
+      await kill(device.child);
+      const status = await sent;
 
-    const after = await startDevice(t, database, `${dir}/device`);
-    const response = await fetch(`${after.url}/mgmt/shared/appsvcs/declare`, { headers });
-    const body = response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>);
-    const rounds = TENANTS.map((tenant) => roundOf(body[tenant]));
-    t.equal(new Set(rounds).size, 1, `round ${r}: all tenants come from one declaration (${rounds.join(', ')})`);
-    t.ok([saved === 0 ? 'none' : saved, r].includes(rounds[0] as never), `round ${r}: old (${saved || 'none'}) or new (${r}), got ${rounds[0]}`);
-    if (status === 200) t.equal(rounds[0], r, `round ${r}: an answered deployment survives the kill`);
-    if (rounds[0] === r) saved = r;
-    await kill(after.child);
-  }
-});
+      const after = await startDevice(t, database, `${dir}/device`);
+      const response = await fetch(`${after.url}/mgmt/shared/appsvcs/declare`, { headers });
+      const body = response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>);
+      const rounds = TENANTS.map((tenant) => roundOf(body[tenant]));
+      t.equal(new Set(rounds).size, 1, `round ${r}: all tenants come from one declaration (${rounds.join(', ')})`);
+      t.ok(
+        [saved === 0 ? 'none' : saved, r].includes(rounds[0] as never),
+        `round ${r}: old (${saved || 'none'}) or new (${r}), got ${rounds[0]}`,
+      );
+      if (status === 200) t.equal(rounds[0], r, `round ${r}: an answered deployment survives the kill`);
+      if (rounds[0] === r) saved = r;
+      await kill(after.child);
+    }
+  },
+);

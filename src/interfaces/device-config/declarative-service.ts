@@ -44,7 +44,11 @@ const CHECK_BUDGET_MS = 60_000;
  * `request`: checked and prepared, or (a queued deployment read back after a restart) its saved text,
  * checked again when it runs.
  */
-type Task = { id: string; order: number; request: ReadyRequest | { action: 'remove-tenants'; tenants: string[] } | { action: 'stored'; text: string } };
+type Task = {
+  id: string;
+  order: number;
+  request: ReadyRequest | { action: 'remove-tenants'; tenants: string[] } | { action: 'stored'; text: string };
+};
 
 /**
  * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a
@@ -62,7 +66,15 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     budgetMs: CHECK_BUDGET_MS,
     ...(options.inlineCheckBytes === undefined ? {} : { inlineBytes: options.inlineCheckBytes }),
   });
-  const tenants = createTenantDeployer({ store, dataPlane: options.dataPlane, clock, logger, hostname, schemaCurrent: options.info.schemaCurrent, prepare: (text) => checker.prepare(text) });
+  const tenants = createTenantDeployer({
+    store,
+    dataPlane: options.dataPlane,
+    clock,
+    logger,
+    hostname,
+    schemaCurrent: options.info.schemaCurrent,
+    prepare: (text) => checker.prepare(text),
+  });
   let busy = false;
   let stopped = false;
   const queue: Task[] = [];
@@ -74,9 +86,14 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
 
   const nextOrder = () => clock.nowMs() * 1000 + (order++ % 1000);
   const selfLink = (id: string) => `https://localhost/mgmt/shared/appsvcs/task/${id}`;
-  const busyAnswer = () => appsvcsFailure('deploymentBusy', `Configuration operation in progress on device ${hostname}, please try again in 2 minutes`);
+  const busyAnswer = () =>
+    appsvcsFailure('deploymentBusy', `Configuration operation in progress on device ${hostname}, please try again in 2 minutes`);
   const invalid = (errors: string[]) => appsvcsFailure('declarationInvalid', undefined, { errors });
-  const emptyHeader = (): HeaderMembers => tenants.header() ?? [['class', '"ADC"'], ['schemaVersion', JSON.stringify(options.info.schemaCurrent)]];
+  const emptyHeader = (): HeaderMembers =>
+    tenants.header() ?? [
+      ['class', '"ADC"'],
+      ['schemaVersion', JSON.stringify(options.info.schemaCurrent)],
+    ];
   /** A failure of the checker's answer (the body is not JSON, or not a valid request), or undefined. */
   const refusalOf = (checked: CheckedRequest): Answer | undefined =>
     checked.ok ? undefined : 'malformed' in checked ? { status: 400, body: MALFORMED_ANSWER } : invalid(checked.errors);
@@ -88,7 +105,12 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
         return refusalOf(checked) ?? execute({ id: '', order: 0, request: (checked as { request: ReadyRequest }).request });
       }
       case 'remove-tenants':
-        return tenants.apply(request.tenants.map((t): [string, null] => [t, null]), emptyHeader(), true, false);
+        return tenants.apply(
+          request.tenants.map((t): [string, null] => [t, null]),
+          emptyHeader(),
+          true,
+          false,
+        );
       case 'retrieve':
         return tenants.tenants().length === 0 ? { status: 204 } : declarationAnswer(tenants.declarationOf());
       case 'redeploy': {
@@ -98,7 +120,12 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
         return deploy(prepared.declaration, request.persist, false, 'selective');
       }
       case 'remove':
-        return tenants.apply(request.declaration!.tenants.map(([t]): [string, null] => [t, null]), emptyHeader(), request.persist, request.dryRun);
+        return tenants.apply(
+          request.declaration!.tenants.map(([t]): [string, null] => [t, null]),
+          emptyHeader(),
+          request.persist,
+          request.dryRun,
+        );
       default:
         return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode);
     }
@@ -110,7 +137,10 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
       const declared = new Set(named.map(([name]) => name));
       for (const tenant of tenants.tenants()) if (!declared.has(tenant)) named.push([tenant, null]);
     }
-    const header: HeaderMembers = [...declaration.header.filter(([key]) => key !== 'updateMode'), ['updateMode', JSON.stringify(updateMode)]];
+    const header: HeaderMembers = [
+      ...declaration.header.filter(([key]) => key !== 'updateMode'),
+      ['updateMode', JSON.stringify(updateMode)],
+    ];
     return tenants.apply(named, header, persist, dryRun);
   }
 
@@ -118,13 +148,24 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
   function recordOf(task: Task, answer: Answer): string {
     const body = answer.body as { results?: unknown[]; message?: string } | undefined;
     const retrieved = task.request.action === 'retrieve';
-    const results = body?.results ?? [{ code: answer.status === 204 || retrieved ? 200 : answer.status, message: answer.status < 300 ? 'success' : (body?.message ?? 'declaration failed'), host: hostname }];
+    const results = body?.results ?? [
+      {
+        code: answer.status === 204 || retrieved ? 200 : answer.status,
+        message: answer.status < 300 ? 'success' : (body?.message ?? 'declaration failed'),
+        host: hostname,
+      },
+    ];
     return recordText(task.id, results, answer.declaration ?? '{}');
   }
 
   /** A task record as JSON text: the declaration it names is text already. */
   const recordText = (id: string, results: readonly unknown[], declaration = '{}') =>
-    objectText([['id', JSON.stringify(id)], ['results', JSON.stringify(results)], ['declaration', declaration], ['selfLink', JSON.stringify(selfLink(id))]]);
+    objectText([
+      ['id', JSON.stringify(id)],
+      ['results', JSON.stringify(results)],
+      ['declaration', declaration],
+      ['selfLink', JSON.stringify(selfLink(id))],
+    ]);
 
   /** Runs one operation under the lock and records it; the lock is free again when it settles. */
   async function locked(task: Task): Promise<Answer> {
@@ -153,7 +194,9 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     locked(task).catch(async (error: unknown) => {
       logger.error({ err: error, task: task.id }, 'declarative deployment task failed');
       const record = recordText(task.id, [{ code: 500, message: 'declaration failed', host: hostname }]);
-      await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record }).catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
+      await store
+        .putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record })
+        .catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
     });
   }
 
@@ -199,7 +242,13 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
         const accepted = [{ code: 0, message: 'Declaration successfully submitted' }];
         // Saved as posted, checked again if a restart finds it queued: the text is written, not serialised.
         const bodyText = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : 'null';
-        await store.putTask({ id: task.id, order: task.order, request: storedRequestText(bodyText, checkQuery), state: 'in progress', record: recordText(task.id, IN_PROGRESS) });
+        await store.putTask({
+          id: task.id,
+          order: task.order,
+          request: storedRequestText(bodyText, checkQuery),
+          state: 'in progress',
+          record: recordText(task.id, IN_PROGRESS),
+        });
         queue.push(task);
         runQueued();
         return { status: 202, body: { id: task.id, results: accepted, declaration: {}, selfLink: selfLink(task.id) } };
@@ -212,7 +261,11 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     async remove(names?: readonly string[]): Promise<Answer> {
       await started;
       if (busy || queue.length > 0 || stopped) return busyAnswer();
-      return locked({ id: options.newTaskId(), order: nextOrder(), request: { action: 'remove-tenants', tenants: [...(names ?? tenants.tenants())] } });
+      return locked({
+        id: options.newTaskId(),
+        order: nextOrder(),
+        request: { action: 'remove-tenants', tenants: [...(names ?? tenants.tenants())] },
+      });
     },
 
     /** `GET /declare[/<tenants>]`. */
@@ -220,7 +273,8 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
       await started;
       if (!names) return tenants.tenants().length === 0 ? { status: 204 } : declarationAnswer(tenants.declarationOf());
       const missing = names.filter((t) => !tenants.has(t));
-      if (missing.length > 0) return appsvcsFailure('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`);
+      if (missing.length > 0)
+        return appsvcsFailure('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`);
       return declarationAnswer(tenants.declarationOf(new Set(names)));
     },
 

@@ -4,7 +4,15 @@ import type { TaskRow } from './declaration-store.ts';
 export const DEPLOYMENT_LOG_LINES = 2000;
 const MAX_LINE = 1024;
 
-type Result = { code?: unknown; message?: unknown; response?: unknown; tenant?: unknown; lineCount?: unknown; runTime?: unknown; warnings?: unknown };
+type Result = {
+  code?: unknown;
+  message?: unknown;
+  response?: unknown;
+  tenant?: unknown;
+  lineCount?: unknown;
+  runTime?: unknown;
+  warnings?: unknown;
+};
 
 /**
  * When a task was submitted: the declarative service numbers tasks `nowMs * 1000 + n`
@@ -29,7 +37,8 @@ export function deploymentLogLines(tasksNewestFirst: readonly TaskRow[], hostnam
     const at = new Date(submittedAtMs(task)).toISOString();
     const record = task.record as { results?: unknown } | undefined;
     const results = Array.isArray(record?.results) ? (record.results as Result[]) : [];
-    const line = (level: string, text: string) => lines.push(`${at} ${hostname} ${level} appsvcs: task ${oneLine(task.id)}: ${oneLine(text)}`.slice(0, MAX_LINE));
+    const line = (level: string, text: string) =>
+      lines.push(`${at} ${hostname} ${level} appsvcs: task ${oneLine(task.id)}: ${oneLine(text)}`.slice(0, MAX_LINE));
     if (task.state === 'in progress') {
       line('info', 'in progress');
       continue;

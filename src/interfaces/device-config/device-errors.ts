@@ -26,12 +26,18 @@ export const deviceFailure = <K extends DeviceFailureCode>(code: K, message: str
 /** `/<partition>/<name>`, the way the device names an object in messages and `fullPath`. */
 export const fullPath = (partition: string, name: string) => `/${partition}/${name}`;
 
-const notFoundMessage = (kind: string, partition: string, name: string) => `01020036:3: The requested ${kind} (${fullPath(partition, name)}) was not found.`;
+const notFoundMessage = (kind: string, partition: string, name: string) =>
+  `01020036:3: The requested ${kind} (${fullPath(partition, name)}) was not found.`;
 
-export const notFound = (kind: string, partition: string, name: string) => deviceFailure('objectNotFound', notFoundMessage(kind, partition, name));
+export const notFound = (kind: string, partition: string, name: string) =>
+  deviceFailure('objectNotFound', notFoundMessage(kind, partition, name));
 
 /** A request body naming an object that does not exist: a bad request, not a missing resource. */
-export const unknownReference = (kind: string, partition: string, name: string) => deviceFailure('objectReferenceInvalid', notFoundMessage(kind, partition, name));
+export const unknownReference = (kind: string, partition: string, name: string) =>
+  deviceFailure('objectReferenceInvalid', notFoundMessage(kind, partition, name));
 
 export const alreadyExists = (kind: string, partition: string, name: string) =>
-  deviceFailure('objectExists', `01020066:3: The requested ${kind} (${fullPath(partition, name)}) already exists in partition ${partition}.`);
+  deviceFailure(
+    'objectExists',
+    `01020066:3: The requested ${kind} (${fullPath(partition, name)}) already exists in partition ${partition}.`,
+  );

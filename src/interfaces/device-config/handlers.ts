@@ -31,7 +31,10 @@ const PARTITION = 'Common';
 export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
   const newCredentials = deps.newClientCredentials ?? randomClientCredentials;
 
-  const createOauthClientApp: TypedHandler<F.CreateOauthClientAppData, F.CreateOauthClientAppResponses & F.CreateOauthClientAppErrors> = async ({ body }) => {
+  const createOauthClientApp: TypedHandler<
+    F.CreateOauthClientAppData,
+    F.CreateOauthClientAppResponses & F.CreateOauthClientAppErrors
+  > = async ({ body }) => {
     const { clientId, clientSecret } = newCredentials();
     const created = await deps.store.createClientApp({
       partition: PARTITION,
@@ -55,12 +58,19 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
     return { status: 200, body: toOauthClientApp(created.app, clientSecret) };
   };
 
-  const deleteOauthClientApp: TypedHandler<F.DeleteOauthClientAppData, F.DeleteOauthClientAppResponses & F.DeleteOauthClientAppErrors> = async ({ params }) => {
-    if (!(await deps.store.deleteClientApp(params.partition, params.appName))) return notFound('OAuth client app', params.partition, params.appName);
+  const deleteOauthClientApp: TypedHandler<
+    F.DeleteOauthClientAppData,
+    F.DeleteOauthClientAppResponses & F.DeleteOauthClientAppErrors
+  > = async ({ params }) => {
+    if (!(await deps.store.deleteClientApp(params.partition, params.appName)))
+      return notFound('OAuth client app', params.partition, params.appName);
     return { status: 200, body: undefined };
   };
 
-  const bindOauthClientApp: TypedHandler<F.BindOauthClientAppData, F.BindOauthClientAppResponses & F.BindOauthClientAppErrors> = async ({ params, body }) => {
+  const bindOauthClientApp: TypedHandler<F.BindOauthClientAppData, F.BindOauthClientAppResponses & F.BindOauthClientAppErrors> = async ({
+    params,
+    body,
+  }) => {
     const { partition, oauthProfile } = params;
     const outcome = await deps.store.bindClientApp(partition, oauthProfile, body.name);
     if (outcome.ok) return { status: 200, body: toBinding({ partition, name: oauthProfile }, outcome.binding) };
@@ -71,16 +81,23 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
         // The body names something that does not exist: a bad request, not a missing resource.
         return unknownReference('OAuth client app', partition, body.name);
       case 'already-bound':
-        return deviceFailure('objectExists', `01020066:3: The requested client app (${fullPath(partition, body.name)}) already exists in OAuth profile (${fullPath(partition, oauthProfile)}).`);
+        return deviceFailure(
+          'objectExists',
+          `01020066:3: The requested client app (${fullPath(partition, body.name)}) already exists in OAuth profile (${fullPath(partition, oauthProfile)}).`,
+        );
     }
   };
 
-  const applyAccessPolicy: TypedHandler<F.ApplyAccessPolicyData, F.ApplyAccessPolicyResponses & F.ApplyAccessPolicyErrors> = async ({ params }) => {
+  const applyAccessPolicy: TypedHandler<F.ApplyAccessPolicyData, F.ApplyAccessPolicyResponses & F.ApplyAccessPolicyErrors> = async ({
+    params,
+  }) => {
     const applied = await deps.store.applyAccessPolicy(params.partition, params.policyName);
     if (!applied) return notFound('access profile', params.partition, params.policyName);
     return { status: 200, body: toAccessProfile(applied) };
   };
 
   // On the literal: a misspelt or unknown operationId is a type error here.
-  return { createOauthClientApp, deleteOauthClientApp, bindOauthClientApp, applyAccessPolicy } satisfies OperationHandlers<typeof Sdk>;
+  return { createOauthClientApp, deleteOauthClientApp, bindOauthClientApp, applyAccessPolicy } satisfies Partial<
+    OperationHandlers<typeof Sdk>
+  >;
 }

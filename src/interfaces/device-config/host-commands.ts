@@ -17,7 +17,12 @@ export type MemoryUsage = {
   swap?: { totalKiB: number; freeKiB: number };
 };
 
-export type HostFacts = { uptimeSeconds: number; loadAverage: readonly [number, number, number]; disk: DiskUsage | undefined; memory: MemoryUsage };
+export type HostFacts = {
+  uptimeSeconds: number;
+  loadAverage: readonly [number, number, number];
+  disk: DiskUsage | undefined;
+  memory: MemoryUsage;
+};
 
 const two = (n: number) => String(n).padStart(2, '0');
 
@@ -46,13 +51,19 @@ export function dfText(disk: DiskUsage | undefined): string {
   const used = kib(disk.totalBytes - disk.freeBytes);
   const available = kib(disk.availableBytes);
   const capacity = used + available === 0 ? 0 : Math.ceil((used * 100) / (used + available));
-  const columns = [String(kib(disk.totalBytes)).padStart(11), String(used).padStart(9), String(available).padStart(9), `${capacity}%`.padStart(8)];
+  const columns = [
+    String(kib(disk.totalBytes)).padStart(11),
+    String(used).padStart(9),
+    String(available).padStart(9),
+    `${capacity}%`.padStart(8),
+  ];
   return `${header}${disk.filesystem.padEnd(14)} ${columns.join(' ')} ${disk.mountedOn}\n`;
 }
 
 /** `free` (procps-ng, KiB): used is total minus available. */
 export function freeText(memory: MemoryUsage): string {
-  const row = (label: string, values: readonly number[]) => `${label.padEnd(7)}${values.map((v) => String(Math.max(0, Math.round(v))).padStart(12)).join('')}\n`;
+  const row = (label: string, values: readonly number[]) =>
+    `${label.padEnd(7)}${values.map((v) => String(Math.max(0, Math.round(v))).padStart(12)).join('')}\n`;
   const { totalKiB, freeKiB, sharedKiB, buffCacheKiB, availableKiB, swap } = memory;
   return (
     `${''.padEnd(7)}${['total', 'used', 'free', 'shared', 'buff/cache', 'available'].map((h) => h.padStart(12)).join('')}\n` +

@@ -41,10 +41,11 @@ async function existingAncestor(dir: string): Promise<string | undefined> {
 async function mountOf(dir: string): Promise<{ device: string; point: string } | undefined> {
   const table = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
   // Spaces and tabs in a field are written as octal escapes (`\040`).
-  const unescape = (field: string) => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+  const unescapeOctal = (field: string) =>
+    field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
   let best: { device: string; point: string } | undefined;
   for (const line of table.split('\n')) {
-    const [device, point] = line.split(' ').map(unescape);
+    const [device, point] = line.split(' ').map(unescapeOctal);
     if (!device || !point) continue;
     const holds = point === '/' || dir === point || dir.startsWith(point.endsWith(sep) ? point : `${point}${sep}`);
     if (holds && (!best || point.length >= best.point.length)) best = { device, point };

@@ -6,7 +6,7 @@ import type { CoreConfig } from '../../lib/config.ts';
 import { ERROR_CODES } from '../../lib/errors.ts';
 import type { ValidateFunction } from 'ajv';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule, ModuleContext } from '../../server/interface-module.ts';
+import { defineModule, type ModuleContext } from '../../server/interface-module.ts';
 import { basicScheme, headerTokenScheme } from '../../server/security.ts';
 import { createDataPlane } from '../../traffic/data-plane.ts';
 import { createAppsvcsHandlers } from './appsvcs-handlers.ts';
@@ -35,7 +35,11 @@ const APPSVCS_ROOT = '/mgmt/shared/appsvcs';
 const DEPLOY_INFO = { version: '3.50.0', release: '5', schemaCurrent: '3.50.0', schemaMinimum: '3.0.0' };
 
 const tokensOf = (context: ModuleContext<Config>) =>
-  createTokenService(context.database, { clock: context.clock, issuer: 'device', accessTimeoutSeconds: context.config.deviceTokenTimeoutSeconds });
+  createTokenService(context.database, {
+    clock: context.clock,
+    issuer: 'device',
+    accessTimeoutSeconds: context.config.deviceTokenTimeoutSeconds,
+  });
 
 const hostnameOf = (config: Config) => config.deviceHostname || machineHostname();
 
@@ -51,7 +55,7 @@ function machineIdOf(hostname: string) {
  * plane, declarative deployment whose services carry traffic, the OAuth objects registration calls,
  * and a diagnostic snapshot of its own state (the archive interface C takes).
  */
-export const deviceConfigModule = {
+export const deviceConfigModule = defineModule({
   name: 'device-config',
   settings: DEVICE_SETTINGS,
   migrations: DEVICE_CONFIG_MIGRATIONS,
@@ -61,7 +65,7 @@ export const deviceConfigModule = {
     path === APPSVCS_ROOT || path.startsWith(`${APPSVCS_ROOT}/`)
       ? { status: ERROR_CODES.invalidPath.status, body: { code: ERROR_CODES.invalidPath.status, message: ERROR_CODES.invalidPath.message } }
       : undefined,
-  authenticators: (context: ModuleContext<Config>) => {
+  authenticators: (context) => {
     const tokens = tokensOf(context);
     // The real product's challenge and messages; the answer never repeats what was sent.
     return {
@@ -77,7 +81,7 @@ export const deviceConfigModule = {
       }),
     };
   },
-  create: (context: ModuleContext<Config>) => {
+  create: (context) => {
     const { config, clock, logger } = context;
     const hostname = hostnameOf(config);
     const configStore = createSqlDeviceConfigStore(context.database);
@@ -158,4 +162,4 @@ export const deviceConfigModule = {
       ...createAppsvcsHandlers({ service }),
     } satisfies OperationHandlers<typeof Sdk>;
   },
-} satisfies InterfaceModule;
+});

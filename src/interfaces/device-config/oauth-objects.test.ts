@@ -10,28 +10,52 @@ const ADMIN_PASSWORD = 'device admin pw';
 t.test('the device role serves the OAuth objects client registration calls', async (t) => {
   const { system } = await startTestSystem(t, { config: { adminPassword: ADMIN_PASSWORD } });
   const client = createClient({ baseUrl: system.url('device'), headers: { authorization: basicAuthorization('admin', ADMIN_PASSWORD) } });
-  const input = { name: 'alice.example.com-android-1717171717', appName: 'alice.example.com-android-1717171717', authType: 'secret', grantPassword: 'enabled', scopes: 'openid profile' } as const;
+  const input = {
+    name: 'alice.example.com-android-1717171717',
+    appName: 'alice.example.com-android-1717171717',
+    authType: 'secret',
+    grantPassword: 'enabled',
+    scopes: 'openid profile',
+  } as const;
 
   t.test('create answers the application with a client id and a secret shown only here', async (t) => {
     const { data, response } = await sdk.createOauthClientApp({ client, body: input });
     t.equal(response?.status, 200);
     t.match(data, {
       kind: 'tm:access:oauth:oauth-client-app:oauth-client-appstate',
-      name: input.name, appName: input.appName, partition: 'Common', fullPath: `/Common/${input.name}`,
+      name: input.name,
+      appName: input.appName,
+      partition: 'Common',
+      fullPath: `/Common/${input.name}`,
       selfLink: `https://localhost/mgmt/tm/access/oauth/oauth-client-app/~Common~${input.name}?ver=16.1.0`,
-      authType: 'secret', grantPassword: 'enabled', scopes: 'openid profile',
-      grantCode: 'disabled', grantToken: 'disabled', generateRefreshToken: 'true',
-      accessTokenLifetime: 5, authCodeLifetime: 5, refreshTokenLifetime: 480, refreshTokenUsageLimit: 64,
-      clientId: /^[0-9a-f]{48}$/, clientSecret: /^[0-9a-f]{64}$/,
+      authType: 'secret',
+      grantPassword: 'enabled',
+      scopes: 'openid profile',
+      grantCode: 'disabled',
+      grantToken: 'disabled',
+      generateRefreshToken: 'true',
+      accessTokenLifetime: 5,
+      authCodeLifetime: 5,
+      refreshTokenLifetime: 480,
+      refreshTokenUsageLimit: 64,
+      clientId: /^[0-9a-f]{48}$/,
+      clientSecret: /^[0-9a-f]{64}$/,
     });
-    const [row] = await system.database.query('SELECT client_id, client_secret_hash FROM device_oauth_client_apps WHERE name = $1', [input.name]);
+    const [row] = await system.database.query('SELECT client_id, client_secret_hash FROM device_oauth_client_apps WHERE name = $1', [
+      input.name,
+    ]);
     t.same(row, { client_id: data!.clientId, client_secret_hash: hashClientSecret(data!.clientSecret) }, 'stored with the secret hashed');
   });
 
   t.test('a second application of the same name is 409 in the real product words', async (t) => {
     const { error, response } = await sdk.createOauthClientApp({ client, body: input });
     t.equal(response?.status, 409);
-    t.same(error, { code: 409, message: `01020066:3: The requested OAuth client app (/Common/${input.name}) already exists in partition Common.`, errorStack: [], apiError: 3 });
+    t.same(error, {
+      code: 409,
+      message: `01020066:3: The requested OAuth client app (/Common/${input.name}) already exists in partition Common.`,
+      errorStack: [],
+      apiError: 3,
+    });
   });
 
   t.test('unsent settings take the real product defaults', async (t) => {
@@ -45,16 +69,32 @@ t.test('the device role serves the OAuth objects client registration calls', asy
     const bound = await sdk.bindOauthClientApp({ client, path, body: { name: input.name } });
     t.equal(bound.response?.status, 200);
     t.same(bound.data, {
-      kind: 'tm:access:profile:oauth:client-apps:client-appsstate', name: input.name, partition: 'Common', fullPath: `/Common/${input.name}`, generation: 1,
+      kind: 'tm:access:profile:oauth:client-apps:client-appsstate',
+      name: input.name,
+      partition: 'Common',
+      fullPath: `/Common/${input.name}`,
+      generation: 1,
       selfLink: `https://localhost/mgmt/tm/access/profile/oauth/~Common~oauth_server/client-apps/~Common~${input.name}?ver=16.1.0`,
     });
     const again = await sdk.bindOauthClientApp({ client, path, body: { name: input.name } });
     t.equal(again.response?.status, 409);
-    t.equal(again.error?.message, `01020066:3: The requested client app (/Common/${input.name}) already exists in OAuth profile (/Common/oauth_server).`);
+    t.equal(
+      again.error?.message,
+      `01020066:3: The requested client app (/Common/${input.name}) already exists in OAuth profile (/Common/oauth_server).`,
+    );
     const unknownApp = await sdk.bindOauthClientApp({ client, path, body: { name: 'bob-ios-1717170000' } });
     t.equal(unknownApp.response?.status, 400);
-    t.same(unknownApp.error, { code: 400, message: '01020036:3: The requested OAuth client app (/Common/bob-ios-1717170000) was not found.', errorStack: [], apiError: 3 });
-    const unknownProfile = await sdk.bindOauthClientApp({ client, path: { partition: 'Common', oauthProfile: 'no_such_profile' }, body: { name: input.name } });
+    t.same(unknownApp.error, {
+      code: 400,
+      message: '01020036:3: The requested OAuth client app (/Common/bob-ios-1717170000) was not found.',
+      errorStack: [],
+      apiError: 3,
+    });
+    const unknownProfile = await sdk.bindOauthClientApp({
+      client,
+      path: { partition: 'Common', oauthProfile: 'no_such_profile' },
+      body: { name: input.name },
+    });
     t.equal(unknownProfile.response?.status, 404);
     t.equal(unknownProfile.error?.message, '01020036:3: The requested OAuth profile (/Common/no_such_profile) was not found.');
   });
@@ -63,12 +103,21 @@ t.test('the device role serves the OAuth objects client registration calls', asy
     const path = { partition: 'Common', policyName: 'oauth_access_policy' };
     const first = await sdk.applyAccessPolicy({ client, path, body: { generationAction: 'increment' } });
     t.same(first.data, {
-      kind: 'tm:access:profile:access:accessstate', name: 'oauth_access_policy', partition: 'Common', fullPath: '/Common/oauth_access_policy', generation: 2,
-      selfLink: 'https://localhost/mgmt/tm/access/profile/access/~Common~oauth_access_policy?ver=16.1.0', modifiedSinceLastPolicySync: 'false',
+      kind: 'tm:access:profile:access:accessstate',
+      name: 'oauth_access_policy',
+      partition: 'Common',
+      fullPath: '/Common/oauth_access_policy',
+      generation: 2,
+      selfLink: 'https://localhost/mgmt/tm/access/profile/access/~Common~oauth_access_policy?ver=16.1.0',
+      modifiedSinceLastPolicySync: 'false',
     });
     const second = await sdk.applyAccessPolicy({ client, path, body: { generationAction: 'increment' } });
     t.equal(second.data?.generation, 3);
-    const missing = await sdk.applyAccessPolicy({ client, path: { partition: 'Common', policyName: 'nope' }, body: { generationAction: 'increment' } });
+    const missing = await sdk.applyAccessPolicy({
+      client,
+      path: { partition: 'Common', policyName: 'nope' },
+      body: { generationAction: 'increment' },
+    });
     t.equal(missing.response?.status, 404);
     t.equal(missing.error?.message, '01020036:3: The requested access profile (/Common/nope) was not found.');
     const badAction = await sdk.applyAccessPolicy({ client, path, body: { generationAction: 'decrement' as 'increment' } });

@@ -29,7 +29,9 @@ export function toBinding(profile: { partition: string; name: string }, binding:
     partition: binding.partition,
     fullPath: fullPath(binding.partition, binding.name),
     generation: binding.generation,
-    selfLink: selfLink(`access/profile/oauth/${objectSegment(profile.partition, profile.name)}/client-apps/${objectSegment(binding.partition, binding.name)}`),
+    selfLink: selfLink(
+      `access/profile/oauth/${objectSegment(profile.partition, profile.name)}/client-apps/${objectSegment(binding.partition, binding.name)}`,
+    ),
   };
 }
 

@@ -8,9 +8,21 @@ import { DEVICE_CONFIG_MIGRATIONS } from './migrations.ts';
 import { createSqlDeviceOauthStore, hashClientSecret, type NewClientApp } from './oauth-store.ts';
 
 const app = (name: string, clientId: string): NewClientApp => ({
-  partition: 'Common', name, appName: name, authType: 'secret', clientId, clientSecret: `secret-of-${name}`, scopes: 'openid profile',
-  grantPassword: 'enabled', grantCode: 'disabled', grantToken: 'disabled', generateRefreshToken: 'true',
-  accessTokenLifetime: 5, authCodeLifetime: 5, refreshTokenLifetime: 480, refreshTokenUsageLimit: 64,
+  partition: 'Common',
+  name,
+  appName: name,
+  authType: 'secret',
+  clientId,
+  clientSecret: `secret-of-${name}`,
+  scopes: 'openid profile',
+  grantPassword: 'enabled',
+  grantCode: 'disabled',
+  grantToken: 'disabled',
+  generateRefreshToken: 'true',
+  accessTokenLifetime: 5,
+  authCodeLifetime: 5,
+  refreshTokenLifetime: 480,
+  refreshTokenUsageLimit: 64,
 });
 
 async function storeSuite(t: TapTest, url: string) {
@@ -18,7 +30,11 @@ async function storeSuite(t: TapTest, url: string) {
   t.teardown(() => db.close());
   const store = createSqlDeviceOauthStore(db, { clock: createFakeClock() });
 
-  t.same(await store.getAccessProfile('Common', 'oauth_access_policy'), { partition: 'Common', name: 'oauth_access_policy', generation: 1 }, 'seeded access policy');
+  t.same(
+    await store.getAccessProfile('Common', 'oauth_access_policy'),
+    { partition: 'Common', name: 'oauth_access_policy', generation: 1 },
+    'seeded access policy',
+  );
   t.same(await store.listBoundClientApps('Common', 'oauth_server'), [], 'seeded OAuth profile, nothing bound');
 
   const created = await store.createClientApp(app('a-default-1', 'id-a'));
@@ -30,7 +46,10 @@ async function storeSuite(t: TapTest, url: string) {
   t.equal(await store.checkClientSecret('Common', 'a-default-1', 'secret-of-a-default-1'), true);
   t.equal(await store.checkClientSecret('Common', 'a-default-1', 'guess'), false);
 
-  t.same(await store.bindClientApp('Common', 'oauth_server', 'a-default-1'), { ok: true, binding: { partition: 'Common', name: 'a-default-1', generation: 1 } });
+  t.same(await store.bindClientApp('Common', 'oauth_server', 'a-default-1'), {
+    ok: true,
+    binding: { partition: 'Common', name: 'a-default-1', generation: 1 },
+  });
   t.same(await store.bindClientApp('Common', 'oauth_server', 'a-default-1'), { ok: false, error: 'already-bound' });
   t.same(await store.bindClientApp('Common', 'no_profile', 'a-default-1'), { ok: false, error: 'profile-not-found' });
   t.same(await store.bindClientApp('Common', 'oauth_server', 'missing'), { ok: false, error: 'app-not-found' });

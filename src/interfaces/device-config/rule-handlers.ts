@@ -36,7 +36,11 @@ function scriptProblem(partition: string, name: string, text: string) {
 export function createRuleHandlers(deps: { store: DeviceConfigStore }) {
   const listRules: TypedHandler<F.ListRulesData, F.ListRulesResponses & F.ListRulesErrors> = async () => ({
     status: 200,
-    body: { kind: 'tm:traffic:rule:rulecollectionstate', selfLink: `https://localhost/mgmt/tm/traffic/rule?ver=${VERSION}`, items: (await deps.store.listRules()).map(toState) },
+    body: {
+      kind: 'tm:traffic:rule:rulecollectionstate',
+      selfLink: `https://localhost/mgmt/tm/traffic/rule?ver=${VERSION}`,
+      items: (await deps.store.listRules()).map(toState),
+    },
   });
 
   const createRule: TypedHandler<F.CreateRuleData, F.CreateRuleResponses & F.CreateRuleErrors> = async ({ body }) => {

@@ -2,10 +2,34 @@ import type { Setting, SettingsValues } from '../../lib/config.ts';
 
 /** The device's settings (F), declared beside it; the composition root adds them to the configuration. */
 export const DEVICE_SETTINGS = [
-  { key: 'deviceHostname', env: 'PORTOLAN_DEVICE_HOSTNAME', schema: { type: 'string', maxLength: 255, pattern: '^[A-Za-z0-9.-]*$' }, default: '', description: "The device's host name (device-info, deployment results); empty: this machine's host name." },
-  { key: 'deviceTokenTimeoutSeconds', env: 'PORTOLAN_DEVICE_TOKEN_TIMEOUT_S', schema: { type: 'integer', minimum: 1, maximum: 36_000 }, default: 1200, description: 'Lifetime of a token from the device login, in seconds (F).' },
-  { key: 'devicePortOffset', env: 'PORTOLAN_DEVICE_PORT_OFFSET', schema: { type: 'integer', minimum: 0, maximum: 65_535 }, default: 10_000, description: 'Deployed services listen on virtualPort plus this offset, so no root is needed (F; virtual port 80 -> 10080).' },
-  { key: 'deviceDataDir', env: 'PORTOLAN_DEVICE_DATA_DIR', schema: { type: 'string', minLength: 1, maxLength: 4096 }, default: './data/device', description: "The device's data directory: qlog traces (trace<N>.qlog) are written here (F)." },
+  {
+    key: 'deviceHostname',
+    env: 'PORTOLAN_DEVICE_HOSTNAME',
+    schema: { type: 'string', maxLength: 255, pattern: '^[A-Za-z0-9.-]*$' },
+    default: '',
+    description: "The device's host name (device-info, deployment results); empty: this machine's host name.",
+  },
+  {
+    key: 'deviceTokenTimeoutSeconds',
+    env: 'PORTOLAN_DEVICE_TOKEN_TIMEOUT_S',
+    schema: { type: 'integer', minimum: 1, maximum: 36_000 },
+    default: 1200,
+    description: 'Lifetime of a token from the device login, in seconds (F).',
+  },
+  {
+    key: 'devicePortOffset',
+    env: 'PORTOLAN_DEVICE_PORT_OFFSET',
+    schema: { type: 'integer', minimum: 0, maximum: 65_535 },
+    default: 10_000,
+    description: 'Deployed services listen on virtualPort plus this offset, so no root is needed (F; virtual port 80 -> 10080).',
+  },
+  {
+    key: 'deviceDataDir',
+    env: 'PORTOLAN_DEVICE_DATA_DIR',
+    schema: { type: 'string', minLength: 1, maxLength: 4096 },
+    default: './data/device',
+    description: "The device's data directory: qlog traces (trace<N>.qlog) are written here (F).",
+  },
 ] as const satisfies readonly Setting[];
 
 export type DeviceConfig = SettingsValues<typeof DEVICE_SETTINGS>;

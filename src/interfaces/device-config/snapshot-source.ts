@@ -34,11 +34,18 @@ export type DeviceSnapshot = { fileName: string; generatedAt: Date; files: reado
 
 /** The device's host name as a manifest takes it: letters, digits, dots and hyphens, at most 253, alphanumeric at both ends. */
 export function manifestHostname(hostname: string): string {
-  const cleaned = hostname.replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 253).replace(/^[.-]+|[.-]+$/g, '');
+  const cleaned = hostname
+    .replace(/[^A-Za-z0-9.-]/g, '-')
+    .slice(0, 253)
+    .replace(/^[.-]+|[.-]+$/g, '');
   return cleaned === '' ? 'localhost' : cleaned;
 }
 
-const compactUtc = (at: Date) => at.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
+const compactUtc = (at: Date) =>
+  at
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '');
 
 const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`);
 const text = (lines: readonly string[]) => Buffer.from(lines.map((line) => `${line}\n`).join(''));
@@ -66,7 +73,7 @@ export async function collectDeviceSnapshot(sources: SnapshotSources, limits: Sn
   const logAt = (level: string, message: string) => `${generatedAt.toISOString()} ${hostname} ${level} snapshot: ${message}`;
   const notes: string[] = [];
 
-  const kept: typeof scripts[number][] = [];
+  const kept: (typeof scripts)[number][] = [];
   let scriptBytes = 0;
   for (const script of scripts) {
     const bytes = Buffer.byteLength(script.apiAnonymous);
@@ -78,15 +85,36 @@ export async function collectDeviceSnapshot(sources: SnapshotSources, limits: Sn
   const ruleFiles = kept.map((script, i) => ({ path: `config/rules/${names[i]}`, body: Buffer.from(script.apiAnonymous) }));
   if (kept.length < scripts.length) {
     const left = scripts.slice(kept.length).map((s) => `/${s.partition}/${s.name}`.replace(/[\u0000-\u001f\u007f]/g, ' '));
-    notes.push(logAt('warning', `config/rules: ${left.length} script objects left out (at most ${limits.maxScripts} files and ${limits.maxScriptBytes} bytes of script text): ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}`.slice(0, 1024)));
+    notes.push(
+      logAt(
+        'warning',
+        `config/rules: ${left.length} script objects left out (at most ${limits.maxScripts} files and ${limits.maxScriptBytes} bytes of script text): ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}`.slice(
+          0,
+          1024,
+        ),
+      ),
+    );
   }
 
   const deployments = deploymentLogLines(tasks, hostname);
-  if (deployments.dropped > 0) notes.push(logAt('notice', `logs/deployments.log: the oldest ${deployments.dropped} lines left out (the newest ${DEPLOYMENT_LOG_LINES} kept)`));
+  if (deployments.dropped > 0)
+    notes.push(
+      logAt('notice', `logs/deployments.log: the oldest ${deployments.dropped} lines left out (the newest ${DEPLOYMENT_LOG_LINES} kept)`),
+    );
   if (!host.disk) notes.push(logAt('warning', "commands/df.txt: the file system of the device's data directory could not be read"));
-  if (host.memory.source === 'runtime') notes.push(logAt('notice', 'commands/memory.txt: no /proc/meminfo; total and free memory from the runtime, shared and buff/cache unknown (0)'));
+  if (host.memory.source === 'runtime')
+    notes.push(
+      logAt('notice', 'commands/memory.txt: no /proc/meminfo; total and free memory from the runtime, shared and buff/cache unknown (0)'),
+    );
 
-  const manifest = { format: SNAPSHOT_FORMAT, hostname, chassisSerial: sources.identity.machineId, platform: SNAPSHOT_PLATFORM, version: sources.version, generatedAt: generatedAt.toISOString() };
+  const manifest = {
+    format: SNAPSHOT_FORMAT,
+    hostname,
+    chassisSerial: sources.identity.machineId,
+    platform: SNAPSHOT_PLATFORM,
+    version: sources.version,
+    generatedAt: generatedAt.toISOString(),
+  };
   const summary = logAt(
     'notice',
     `taken: ${declaration === undefined ? 'no declaration deployed' : 'the deployed declaration'}, ${Object.keys(dbVariables).length} db variables, ${kept.length} script objects, ${deployments.lines.length} deployment log lines`,
@@ -113,7 +141,9 @@ export async function collectDeviceSnapshot(sources: SnapshotSources, limits: Sn
 export function packSnapshot(snapshot: DeviceSnapshot): Readable {
   const pack = new Pack({ gzip: true, portable: true });
   for (const file of snapshot.files) {
-    const entry = new ReadEntry(new Header({ path: file.path, type: 'File', size: file.body.length, mode: 0o644, mtime: snapshot.generatedAt }));
+    const entry = new ReadEntry(
+      new Header({ path: file.path, type: 'File', size: file.body.length, mode: 0o644, mtime: snapshot.generatedAt }),
+    );
     entry.end(file.body);
     pack.add(entry);
   }

@@ -35,7 +35,10 @@ export function createSystemHandlers(deps: { store: DeviceConfigStore; identity:
     return { status: 200, body: dbState(params.dbName, values[params.dbName], generations[params.dbName]) };
   };
 
-  const patchDbVariable: TypedHandler<F.PatchDbVariableData, F.PatchDbVariableResponses & F.PatchDbVariableErrors> = async ({ params, body }) => {
+  const patchDbVariable: TypedHandler<F.PatchDbVariableData, F.PatchDbVariableResponses & F.PatchDbVariableErrors> = async ({
+    params,
+    body,
+  }) => {
     const name = params.dbName;
     if (!isDbVariable(name)) return unknownVariable(name);
     if (!inRange(name, body.value)) return deviceFailure('valueOutOfRange', outOfRangeMessage(name));

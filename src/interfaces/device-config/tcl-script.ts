@@ -120,7 +120,14 @@ class Scanner {
         pos = word.end;
         // After a braced or quoted word only a separator may follow (a bare word always ends at one).
         const next = this.text[pos];
-        if (pos < this.end && !this.isSpace(pos) && !this.isContinuation(pos) && next !== '\n' && next !== ';' && !(nested && next === ']')) {
+        if (
+          pos < this.end &&
+          !this.isSpace(pos) &&
+          !this.isContinuation(pos) &&
+          next !== '\n' &&
+          next !== ';' &&
+          !(nested && next === ']')
+        ) {
           throw new Problem('syntax', word.quoted ? 'extra characters after close-quote' : 'extra characters after close-brace', pos);
         }
       }
@@ -160,8 +167,16 @@ class Scanner {
       const end = this.braced(start);
       // `{*}` directly followed by more word is the expansion prefix: the word proper starts after it.
       const next = this.text[end];
-      if (mayExpand && end - start === 3 && this.text[start + 1] === '*' && end < this.end
-        && !this.isSpace(end) && !this.isContinuation(end) && next !== '\n' && next !== ';') {
+      if (
+        mayExpand &&
+        end - start === 3 &&
+        this.text[start + 1] === '*' &&
+        end < this.end &&
+        !this.isSpace(end) &&
+        !this.isContinuation(end) &&
+        next !== '\n' &&
+        next !== ';'
+      ) {
         return this.word(end, nested, false);
       }
       return { start, end, braced: true, quoted: false };

@@ -18,10 +18,21 @@ export type Answer = { status: number; body?: unknown; json?: string; declaratio
 
 /** The data plane the deployed services run on (src/traffic/data-plane.ts). */
 export type DataPlanePort = {
-  apply(services: readonly ServicePlan[]): Promise<{ ok: true } | { ok: false; failures: readonly { key: string; address: string; port: number; reason: string }[] }>;
+  apply(
+    services: readonly ServicePlan[],
+  ): Promise<{ ok: true } | { ok: false; failures: readonly { key: string; address: string; port: number; reason: string }[] }>;
 };
 
-type TenantResult = { code: number; message: string; response?: string; lineCount?: number; host: string; tenant?: string; runTime: number; warnings?: string[] };
+type TenantResult = {
+  code: number;
+  message: string;
+  response?: string;
+  lineCount?: number;
+  host: string;
+  tenant?: string;
+  runTime: number;
+  warnings?: string[];
+};
 
 /** A tenant planned: its plan and its declaration's text as stored. */
 type Planned = { plan: PlanSummary; text: string };
@@ -33,7 +44,11 @@ export type HeaderMembers = readonly (readonly [key: string, text: string])[];
 type AppsvcsCode = 'declarationInvalid' | 'declarationFailed' | 'deploymentBusy' | 'taskNotFound' | 'tenantNotFound';
 
 /** An appsvcs failure `{code, message, ...}`: the registry's status (src/lib/errors.ts), the real product's message. */
-export const appsvcsFailure = (code: AppsvcsCode, message: string = ERROR_CODES[code].message, extra: Record<string, unknown> = {}): Answer => ({
+export const appsvcsFailure = (
+  code: AppsvcsCode,
+  message: string = ERROR_CODES[code].message,
+  extra: Record<string, unknown> = {},
+): Answer => ({
   status: ERROR_CODES[code].status,
   body: { code: ERROR_CODES[code].status, message, ...extra },
 });
@@ -68,10 +83,15 @@ export function createTenantDeployer(options: {
 
   // Ordered by time, then by this process's sequence; the random tail keeps two processes (or a restart
   // within one millisecond of the clock) from ever choosing the same id.
-  const historyId = () => `${String(clock.nowMs()).padStart(15, '0')}-${String(sequence++ % 1_000_000).padStart(6, '0')}-${randomBytes(6).toString('hex')}`;
-  const servicesOf = (tenants: ReadonlyMap<string, Deployed>) => [...tenants.values()].filter((d) => d.serving).flatMap((d) => d.plan.services);
+  const historyId = () =>
+    `${String(clock.nowMs()).padStart(15, '0')}-${String(sequence++ % 1_000_000).padStart(6, '0')}-${randomBytes(6).toString('hex')}`;
+  const servicesOf = (tenants: ReadonlyMap<string, Deployed>) =>
+    [...tenants.values()].filter((d) => d.serving).flatMap((d) => d.plan.services);
   const warningsOf = (plan: PlanSummary) => (plan.warnings.length > 0 ? { warnings: [...plan.warnings] } : {});
-  const defaultHeader = (): HeaderMembers => [['class', '"ADC"'], ['schemaVersion', JSON.stringify(options.schemaCurrent)]];
+  const defaultHeader = (): HeaderMembers => [
+    ['class', '"ADC"'],
+    ['schemaVersion', JSON.stringify(options.schemaCurrent)],
+  ];
 
   /**
    * Applies `next` to the data plane. A tenant whose listener cannot be bound is taken out (a changed one
@@ -139,10 +159,16 @@ export function createTenantDeployer(options: {
     },
 
     /** Replaces the named tenants (null: remove), whole, as prepared (prepared.ts); under the service's lock. */
-    async apply(named: readonly [string, PreparedTenant | null][], nextHeader: HeaderMembers, persist: boolean, dryRun: boolean): Promise<Answer> {
+    async apply(
+      named: readonly [string, PreparedTenant | null][],
+      nextHeader: HeaderMembers,
+      persist: boolean,
+      dryRun: boolean,
+    ): Promise<Answer> {
       const results = new Map<string, TenantResult>();
       const started = clock.nowMs();
-      const result = (tenant: string, fields: Omit<TenantResult, 'host' | 'tenant' | 'runTime'>) => results.set(tenant, { ...fields, host: hostname, tenant, runTime: clock.nowMs() - started });
+      const result = (tenant: string, fields: Omit<TenantResult, 'host' | 'tenant' | 'runTime'>) =>
+        results.set(tenant, { ...fields, host: hostname, tenant, runTime: clock.nowMs() - started });
       const fail = (tenant: string, response: string) => result(tenant, { code: 422, message: 'declaration failed', response });
 
       const changes = new Map<string, Planned | null>();
@@ -168,14 +194,17 @@ export function createTenantDeployer(options: {
         }
       }
       const kept = [...running.values()].filter((d) => !changes.has(d.plan.tenant)).map((d) => d.plan);
-      for (const [tenant, message] of findAddressConflicts([...changes.values()].filter((p): p is Planned => p !== null).map((p) => p.plan), kept)) {
+      for (const [tenant, message] of findAddressConflicts(
+        [...changes.values()].filter((p): p is Planned => p !== null).map((p) => p.plan),
+        kept,
+      )) {
         changes.delete(tenant);
         fail(tenant, message);
       }
 
       if (!dryRun && (changes.size > 0 || saveOnly.size > 0)) {
         const next = new Map(running);
-        for (const [tenant, planned] of changes) (planned ? next.set(tenant, { ...planned, serving: true }) : next.delete(tenant));
+        for (const [tenant, planned] of changes) planned ? next.set(tenant, { ...planned, serving: true }) : next.delete(tenant);
         if (changes.size > 0) {
           for (const [tenant, message] of await applyServing(next, new Set(changes.keys()))) {
             changes.delete(tenant);
@@ -190,18 +219,29 @@ export function createTenantDeployer(options: {
             await store.save(objectText(nextHeader), stored, full, clock.nowMs(), historyId());
           } catch (error) {
             // Back to what runs and is saved; if even that fails the data plane is out of step, said loudly.
-            const back = await dataPlane.apply(servicesOf(running)).catch((e: unknown) => ({ ok: false as const, failures: [{ key: '', address: '', port: 0, reason: String(e) }] }));
-            if (!back.ok) logger.error({ failures: back.failures }, 'after a failed save the data plane could not go back: it serves what is not saved');
+            const back = await dataPlane
+              .apply(servicesOf(running))
+              .catch((e: unknown) => ({ ok: false as const, failures: [{ key: '', address: '', port: 0, reason: String(e) }] }));
+            if (!back.ok)
+              logger.error(
+                { failures: back.failures },
+                'after a failed save the data plane could not go back: it serves what is not saved',
+              );
             throw error;
           }
-          for (const [tenant, planned] of savedPlans) (planned ? saved.set(tenant, planned.plan.fingerprint) : saved.delete(tenant));
+          for (const [tenant, planned] of savedPlans) planned ? saved.set(tenant, planned.plan.fingerprint) : saved.delete(tenant);
         }
         // What the data plane now runs (a tenant that could not listen included, as not serving).
         running.clear();
         for (const [tenant, entry] of next) running.set(tenant, entry);
         if (changes.size > 0) header = nextHeader;
       }
-      for (const [tenant, planned] of changes) result(tenant, { code: 200, message: 'success', ...(planned ? { lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) } : {}) });
+      for (const [tenant, planned] of changes)
+        result(tenant, {
+          code: 200,
+          message: 'success',
+          ...(planned ? { lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) } : {}),
+        });
 
       const ordered = named.map(([tenant]) => results.get(tenant)).filter((r): r is TenantResult => r !== undefined);
       if (ordered.length === 0) ordered.push({ code: 200, message: 'no change', host: hostname, runTime: clock.nowMs() - started });
@@ -212,7 +252,12 @@ export function createTenantDeployer(options: {
         results: ordered.map(({ tenant, ...rest }) => (tenant ? { ...rest, tenant } : rest)),
       };
       const declaration = declarationOf(new Set(named.map(([tenant]) => tenant)));
-      return { status, body, declaration, json: objectText([...membersOf(body), ['declaration', declaration], ...(dryRun ? [['dryRun', 'true'] as const] : [])]) };
+      return {
+        status,
+        body,
+        declaration,
+        json: objectText([...membersOf(body), ['declaration', declaration], ...(dryRun ? [['dryRun', 'true'] as const] : [])]),
+      };
     },
   };
 }

@@ -15,14 +15,22 @@ t.test('all checks up: 200 healthy, connected, available, ISO timestamp', async 
 });
 
 t.test('a failing dependency: 503 unhealthy naming which side failed', async (t) => {
-  t.match(await evaluateHealth({ database: down, services: [up] }, { clock, timeoutMs: 100, draining: false }), { status: 503, body: { status: 'unhealthy', database: 'disconnected', services: 'available' } });
-  t.match(await evaluateHealth({ database: up, services: [up, down] }, { clock, timeoutMs: 100, draining: false }), { status: 503, body: { database: 'connected', services: 'unavailable' } });
+  t.match(await evaluateHealth({ database: down, services: [up] }, { clock, timeoutMs: 100, draining: false }), {
+    status: 503,
+    body: { status: 'unhealthy', database: 'disconnected', services: 'available' },
+  });
+  t.match(await evaluateHealth({ database: up, services: [up, down] }, { clock, timeoutMs: 100, draining: false }), {
+    status: 503,
+    body: { database: 'connected', services: 'unavailable' },
+  });
 });
 
 t.test('a check that hangs is cut at the timeout: the answer still comes', async (t) => {
   const timers = createFakeClock(Date.parse('2026-03-01T12:00:00Z'));
   let verdict: Awaited<ReturnType<typeof evaluateHealth>> | undefined;
-  const answered = evaluateHealth({ database: hang, services: [hang] }, { clock, timeoutMs: 80, draining: false, timers }).then((v) => (verdict = v));
+  const answered = evaluateHealth({ database: hang, services: [hang] }, { clock, timeoutMs: 80, draining: false, timers }).then(
+    (v) => (verdict = v),
+  );
   await timers.advanceAsync(79);
   t.equal(verdict, undefined, 'no answer before the timeout');
   await timers.advanceAsync(1);
@@ -41,5 +49,8 @@ t.test('a check that throws is an unexpected failure: 500 error with a message',
 });
 
 t.test('a draining role is unhealthy even with every check up', async (t) => {
-  t.match(await evaluateHealth({ database: up, services: [] }, { clock, timeoutMs: 100, draining: true }), { status: 503, body: { services: 'unavailable' } });
+  t.match(await evaluateHealth({ database: up, services: [] }, { clock, timeoutMs: 100, draining: true }), {
+    status: 503,
+    body: { services: 'unavailable' },
+  });
 });

@@ -17,7 +17,10 @@ export type HealthVerdict = { status: 200 | 503 | 500; body: Health };
  * monitor's 16 s. A role that is shutting down reports its services unavailable (503) so the monitor
  * takes it out of rotation before its connections close.
  */
-export async function evaluateHealth(checks: RoleChecks, options: { clock: Clock; timeoutMs: number; draining: boolean; timers?: Timers }): Promise<HealthVerdict> {
+export async function evaluateHealth(
+  checks: RoleChecks,
+  options: { clock: Clock; timeoutMs: number; draining: boolean; timers?: Timers },
+): Promise<HealthVerdict> {
   const bounded = (check: (ms: number) => Promise<PingResult>) =>
     withTimeout(check(options.timeoutMs), options.timeoutMs, (): PingResult => ({ ok: false, reason: 'timed out' }), options.timers);
   try {

@@ -19,7 +19,11 @@ export type HealthDependencies = {
 /** Interface G on every role: `GET /health` from that role's own checks. */
 export function createHealthHandlers(deps: HealthDependencies) {
   const getHealth: TypedHandler<G.GetHealthData, G.GetHealthResponses & G.GetHealthErrors> = async ({ role }) => {
-    const verdict = await evaluateHealth(deps.checksFor(role), { clock: deps.clock, timeoutMs: deps.timeoutMs, draining: deps.isDraining() });
+    const verdict = await evaluateHealth(deps.checksFor(role), {
+      clock: deps.clock,
+      timeoutMs: deps.timeoutMs,
+      draining: deps.isDraining(),
+    });
     return { ...verdict, headers: { 'cache-control': 'no-store' } };
   };
   const getPoolStatus: TypedHandler<G.GetPoolStatusData, G.GetPoolStatusResponses> = () => {

@@ -21,7 +21,12 @@ t.test('every role answers 200 healthy with its database connected', async (t) =
   for (const role of ROLE_NAMES) {
     const { status, body } = await health(system.url(role));
     t.equal(status, 200, `${role}: 200`);
-    t.match(body, { status: 'healthy', database: 'connected', services: 'available', timestamp: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/ });
+    t.match(body, {
+      status: 'healthy',
+      database: 'connected',
+      services: 'available',
+      timestamp: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+    });
   }
 });
 

@@ -1,11 +1,11 @@
 import type * as Sdk from '../../../generated/health/sdk.gen.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule } from '../../server/interface-module.ts';
+import { defineModule } from '../../server/interface-module.ts';
 import { healthErrorShape } from './error-shape.ts';
 import { createHealthHandlers } from './handlers.ts';
 
 /** Interface G on every role: `/health` from that role's checks, and the gateway's pool. */
-export const healthModule = {
+export const healthModule = defineModule({
   name: 'health',
   errorShape: healthErrorShape,
   create: (context) =>
@@ -16,4 +16,4 @@ export const healthModule = {
       timeoutMs: context.config.healthCheckTimeoutMs,
       isDraining: context.isDraining,
     }) satisfies OperationHandlers<typeof Sdk>,
-} satisfies InterfaceModule;
+});

@@ -2,10 +2,12 @@ import type { ApiIndex } from '../../../generated/mapping/types.gen.ts';
 import { HTTP_METHODS, type OpenApiDocument } from '../../lib/spec-catalog.ts';
 
 export const API_TITLE = "Captain Cook's Newfoundland Mapping API";
-export const API_DESCRIPTION = 'An API for the charts, vessels, hazards, journal and resources of the 1760s survey of the coast of Newfoundland.';
+export const API_DESCRIPTION =
+  'An API for the charts, vessels, hazards, journal and resources of the 1760s survey of the coast of Newfoundland.';
 
 /** `{chartId}` -> `<chart_id>`: the placeholder style the real API advertises. */
-const placeholder = (path: string) => path.replace(/\{(\w+)\}/g, (_m, name: string) => `<${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}>`);
+const placeholder = (path: string) =>
+  path.replace(/\{(\w+)\}/g, (_m, name: string) => `<${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}>`);
 
 /**
  * The root document, derived from the spec so the advertised list can never drift from what is

@@ -8,7 +8,10 @@ import type { MappingStore } from './store.ts';
 
 export type MappingDependencies = { store: MappingStore; ids: IdGenerator; apiIndex: A.ApiIndex };
 
-const notFound = (what: string, id: string) => ({ status: 404 as const, body: { status: 'error' as const, message: `${what} '${id}' was not found.` } });
+const notFound = (what: string, id: string) => ({
+  status: 404 as const,
+  body: { status: 'error' as const, message: `${what} '${id}' was not found.` },
+});
 
 /** Interface A: thin HTTP <-> domain handlers; requests arrive validated against specs/mapping.yaml. */
 export function createMappingHandlers({ store, ids, apiIndex }: MappingDependencies) {
@@ -62,5 +65,16 @@ export function createMappingHandlers({ store, ids, apiIndex }: MappingDependenc
   };
 
   // On the literal: a misspelt or unknown operationId is a type error here.
-  return { listEndpoints, listCharts, createChart, getChart, listVessels, getVessel, listHazards, listJournalEntries, listResources, createResource } satisfies OperationHandlers<typeof Sdk>;
+  return {
+    listEndpoints,
+    listCharts,
+    createChart,
+    getChart,
+    listVessels,
+    getVessel,
+    listHazards,
+    listJournalEntries,
+    listResources,
+    createResource,
+  } satisfies OperationHandlers<typeof Sdk>;
 }

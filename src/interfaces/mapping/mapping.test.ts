@@ -75,7 +75,15 @@ t.test('mapping API on one running system', async (t) => {
   t.test('GET / advertises every path the spec serves, with <id> placeholders', async (t) => {
     const { data } = await sdk.listEndpoints({ client });
     const paths = data!.available_endpoints.map((e) => e.path);
-    t.same(paths, ['/api/charts', '/api/charts/<chart_id>', '/api/vessels', '/api/vessels/<vessel_id>', '/api/hazards', '/api/journal', '/api/resources']);
+    t.same(paths, [
+      '/api/charts',
+      '/api/charts/<chart_id>',
+      '/api/vessels',
+      '/api/vessels/<vessel_id>',
+      '/api/hazards',
+      '/api/journal',
+      '/api/resources',
+    ]);
     t.same(data!.available_endpoints.find((e) => e.path === '/api/resources')!.methods, ['GET', 'POST']);
     t.equal(data!.title, "Captain Cook's Newfoundland Mapping API");
     t.equal(Object.keys(loadSpec('mapping').paths).length - 1, paths.length);
@@ -105,8 +113,15 @@ t.test('mapping API on one running system', async (t) => {
   t.test('hazards, journal and resources are listed; a resource is created and validated', async (t) => {
     t.ok((await sdk.listHazards({ client })).data!.data.length >= 5);
     const journal = (await sdk.listJournalEntries({ client })).data!.data;
-    t.same(journal.map((e) => e.date), [...journal.map((e) => e.date)].sort(), 'journal oldest first');
-    const { data, response } = await sdk.createResource({ client, body: { name: 'Lead lines', category: 'instruments', quantity: 4, unit: 'each' } });
+    t.same(
+      journal.map((e) => e.date),
+      [...journal.map((e) => e.date)].sort(),
+      'journal oldest first',
+    );
+    const { data, response } = await sdk.createResource({
+      client,
+      body: { name: 'Lead lines', category: 'instruments', quantity: 4, unit: 'each' },
+    });
     t.equal(response?.status, 201);
     const resources = (await sdk.listResources({ client })).data!.data;
     t.match(resources.at(-1), { id: data!.id, name: 'Lead lines', quantity: 4 });

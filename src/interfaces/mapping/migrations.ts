@@ -10,7 +10,10 @@ function literal(value: unknown): string {
 
 function inserts(table: string, columns: readonly string[], rows: readonly object[]): string {
   return rows
-    .map((row) => `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => literal((row as Record<string, unknown>)[c])).join(', ')});`)
+    .map(
+      (row) =>
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => literal((row as Record<string, unknown>)[c])).join(', ')});`,
+    )
     .join('\n');
 }
 
@@ -27,10 +30,22 @@ const RESOURCE_COLUMNS = ['id', 'name', 'category', 'quantity', 'unit', 'vessel'
 
 const tables = [
   table('mapping_charts', 'id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, completed BOOLEAN, date TEXT, landmarks INTEGER, risk_level TEXT'),
-  table('mapping_vessels', 'id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, crew INTEGER NOT NULL, status TEXT NOT NULL, current_position TEXT NOT NULL, heading TEXT NOT NULL, weather_conditions TEXT NOT NULL'),
-  table('mapping_hazards', 'id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, kind TEXT NOT NULL, position TEXT NOT NULL, severity TEXT NOT NULL, charted TEXT NOT NULL, charted_by TEXT, notes TEXT'),
-  table('mapping_journal', 'id TEXT NOT NULL UNIQUE, date TEXT NOT NULL, author TEXT NOT NULL, vessel TEXT, position TEXT, weather TEXT, entry TEXT NOT NULL'),
-  table('mapping_resources', 'id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, category TEXT NOT NULL, quantity INTEGER NOT NULL, unit TEXT NOT NULL, vessel TEXT'),
+  table(
+    'mapping_vessels',
+    'id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, crew INTEGER NOT NULL, status TEXT NOT NULL, current_position TEXT NOT NULL, heading TEXT NOT NULL, weather_conditions TEXT NOT NULL',
+  ),
+  table(
+    'mapping_hazards',
+    'id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, kind TEXT NOT NULL, position TEXT NOT NULL, severity TEXT NOT NULL, charted TEXT NOT NULL, charted_by TEXT, notes TEXT',
+  ),
+  table(
+    'mapping_journal',
+    'id TEXT NOT NULL UNIQUE, date TEXT NOT NULL, author TEXT NOT NULL, vessel TEXT, position TEXT, weather TEXT, entry TEXT NOT NULL',
+  ),
+  table(
+    'mapping_resources',
+    'id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, category TEXT NOT NULL, quantity INTEGER NOT NULL, unit TEXT NOT NULL, vessel TEXT',
+  ),
 ];
 
 /** The mapping application's schema and its starting data (versions 100-199 belong to interface A). */

@@ -1,6 +1,6 @@
 import type * as Sdk from '../../../generated/mapping/sdk.gen.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule } from '../../server/interface-module.ts';
+import { defineModule } from '../../server/interface-module.ts';
 import { buildApiIndex } from './api-index.ts';
 import { renderMappingError } from './error-shape.ts';
 import { createMappingHandlers } from './handlers.ts';
@@ -8,7 +8,7 @@ import { MAPPING_MIGRATIONS } from './migrations.ts';
 import { createSqlMappingStore } from './store.ts';
 
 /** Interface A, the expedition mapping API. */
-export const mappingModule = {
+export const mappingModule = defineModule({
   name: 'mapping',
   migrations: MAPPING_MIGRATIONS,
   errorShape: () => renderMappingError,
@@ -18,4 +18,4 @@ export const mappingModule = {
       ids: context.ids,
       apiIndex: buildApiIndex(context.runtime.document),
     }) satisfies OperationHandlers<typeof Sdk>,
-} satisfies InterfaceModule;
+});

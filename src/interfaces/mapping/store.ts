@@ -61,24 +61,34 @@ export function createSqlMappingStore(db: Database): MappingStore {
       return kept;
     };
   };
-  const vessels = once(async () => (await db.query('SELECT * FROM mapping_vessels ORDER BY seq')).map((r) => numeric<VesselDetailed>(r, 'crew')));
+  const vessels = once(async () =>
+    (await db.query('SELECT * FROM mapping_vessels ORDER BY seq')).map((r) => numeric<VesselDetailed>(r, 'crew')),
+  );
   const vesselSummaries = once(async () => (await vessels()).map(({ id, type, crew, status }) => ({ id, type, crew, status })));
   const vesselsById = once(async () => new Map((await vessels()).map((v) => [v.id, v])));
   const hazards = once(async () => (await db.query('SELECT * FROM mapping_hazards ORDER BY seq')).map((r) => present<Hazard>(r)));
-  const journal = once(async () => (await db.query('SELECT * FROM mapping_journal ORDER BY date, seq')).map((r) => present<JournalEntry>(r)));
+  const journal = once(async () =>
+    (await db.query('SELECT * FROM mapping_journal ORDER BY date, seq')).map((r) => present<JournalEntry>(r)),
+  );
   return {
     async createChart(chart) {
-      await db.execute(
-        'INSERT INTO mapping_charts (id, name, completed, date, landmarks, risk_level) VALUES ($1, $2, $3, $4, $5, $6)',
-        [chart.id, chart.name, chart.completed ?? null, chart.date ?? null, chart.landmarks ?? null, chart.risk_level ?? null],
-      );
+      await db.execute('INSERT INTO mapping_charts (id, name, completed, date, landmarks, risk_level) VALUES ($1, $2, $3, $4, $5, $6)', [
+        chart.id,
+        chart.name,
+        chart.completed ?? null,
+        chart.date ?? null,
+        chart.landmarks ?? null,
+        chart.risk_level ?? null,
+      ]);
     },
     async getChart(id) {
       const [row] = await db.query('SELECT id, name, completed, date, landmarks, risk_level FROM mapping_charts WHERE id = $1', [id]);
       return row ? toChartRecord(row) : undefined;
     },
     async listCharts() {
-      return (await db.query('SELECT id, name, completed, date, landmarks, risk_level FROM mapping_charts ORDER BY seq')).map(toChartRecord);
+      return (await db.query('SELECT id, name, completed, date, landmarks, risk_level FROM mapping_charts ORDER BY seq')).map(
+        toChartRecord,
+      );
     },
     listVesselSummaries: vesselSummaries,
     async getVessel(id) {
@@ -90,10 +100,14 @@ export function createSqlMappingStore(db: Database): MappingStore {
       return (await db.query('SELECT * FROM mapping_resources ORDER BY seq')).map((r) => numeric<Resource>(r, 'quantity'));
     },
     async createResource(resource) {
-      await db.execute(
-        'INSERT INTO mapping_resources (id, name, category, quantity, unit, vessel) VALUES ($1, $2, $3, $4, $5, $6)',
-        [resource.id, resource.name, resource.category, resource.quantity, resource.unit, resource.vessel ?? null],
-      );
+      await db.execute('INSERT INTO mapping_resources (id, name, category, quantity, unit, vessel) VALUES ($1, $2, $3, $4, $5, $6)', [
+        resource.id,
+        resource.name,
+        resource.category,
+        resource.quantity,
+        resource.unit,
+        resource.vessel ?? null,
+      ]);
     },
   };
 }

@@ -5,4 +5,7 @@ import type { ErrorRenderer } from '../../server/role-app.ts';
 export const errorName = (code: ErrorCode) => code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 
 /** The gateway's shape `{error, error-message}` (E, H and the gateway's own answers). */
-export const renderGatewayError: ErrorRenderer = (e) => ({ status: statusOf(e), body: { error: errorName(e.code), 'error-message': e.message } });
+export const renderGatewayError: ErrorRenderer = (e) => ({
+  status: statusOf(e),
+  body: { error: errorName(e.code), 'error-message': e.message },
+});

@@ -10,13 +10,18 @@ const BEARER_CHALLENGE: Readonly<Record<string, string>> = { 'www-authenticate':
 
 export type RateLimitDependencies = {
   /** The status of the caller's token; never counts (seed E). */
-  status(authorization: string | string[] | undefined): Promise<{ kind: 'status'; status: E.RateLimitStatus } | { kind: 'unavailable'; reason: string }>;
+  status(
+    authorization: string | string[] | undefined,
+  ): Promise<{ kind: 'status'; status: E.RateLimitStatus } | { kind: 'unavailable'; reason: string }>;
   logger: Logger;
 };
 
 /** Interface E's one operation; the counting itself happens in the gateway, before any routing. */
 export function createRateLimitHandlers(deps: RateLimitDependencies) {
-  const getRateLimitStatus: TypedHandler<E.GetRateLimitStatusData, E.GetRateLimitStatusResponses & E.GetRateLimitStatusErrors> = async ({ headers, requestId }) => {
+  const getRateLimitStatus: TypedHandler<E.GetRateLimitStatusData, E.GetRateLimitStatusResponses & E.GetRateLimitStatusErrors> = async ({
+    headers,
+    requestId,
+  }) => {
     // The same reading as the counting stage: a header it would refuse is refused here too (it counts nothing either way).
     const reading = readBearerToken(headers.authorization);
     if (reading.kind === 'malformed') {

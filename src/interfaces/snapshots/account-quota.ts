@@ -27,7 +27,8 @@ const RESERVE = { isolation: 'read-committed' } as const;
 
 export const quotaMessage = (limits: AccountLimits, used: number) =>
   `The snapshot does not fit in the account's storage quota of ${limits.bytes} bytes (${used} in use); delete snapshots to make room.`;
-export const countMessage = (limits: AccountLimits) => `The account holds ${limits.snapshots} snapshots, its limit; delete snapshots to upload more.`;
+export const countMessage = (limits: AccountLimits) =>
+  `The account holds ${limits.snapshots} snapshots, its limit; delete snapshots to upload more.`;
 export const unpackedMessage = (limits: AccountLimits, bytes: number, used: number) =>
   `The unpacked snapshot (${bytes} bytes) does not fit in the account's storage quota of ${limits.bytes} bytes (${used} in use by its other snapshots); delete snapshots and upload it again.`;
 
@@ -53,22 +54,43 @@ export function createAccountQuota(options: { db: Database; limits: AccountLimit
      * Records a new upload of `account` with its first reservation: refused when the account is at its
      * snapshot count, has no room left, or declares a length that cannot fit.
      */
-    async open(args: { account: string; id: string; owner: UploadOwner; declaredBytes: number | undefined; nowMs: number; leaseMs: number }): Promise<Admission> {
+    async open(args: {
+      account: string;
+      id: string;
+      owner: UploadOwner;
+      declaredBytes: number | undefined;
+      nowMs: number;
+      leaseMs: number;
+    }): Promise<Admission> {
       return db.transaction(async (tx) => {
         await uploadStore.lockAccount(tx, args.account);
         const used = await uploadStore.usage(tx, args.account);
         if (used.snapshots >= limits.snapshots) return { ok: false, message: countMessage(limits) };
         const left = limits.bytes - used.bytes;
         const declared = args.declaredBytes;
-        if (left <= 0 || (declared !== undefined && declared - MULTIPART_ALLOWANCE > left)) return { ok: false, message: quotaMessage(limits, used.bytes) };
+        if (left <= 0 || (declared !== undefined && declared - MULTIPART_ALLOWANCE > left))
+          return { ok: false, message: quotaMessage(limits, used.bytes) };
         const reservedBytes = Math.min(declared ?? RESERVATION_FIRST, left, ceiling);
-        await uploadStore.begin(tx, { id: args.id, account: args.account, owner: args.owner, reservedBytes, nowMs: args.nowMs, leaseMs: args.leaseMs });
+        await uploadStore.begin(tx, {
+          id: args.id,
+          account: args.account,
+          owner: args.owner,
+          reservedBytes,
+          nowMs: args.nowMs,
+          leaseMs: args.leaseMs,
+        });
         return { ok: true, reservedBytes };
       }, RESERVE);
     },
 
     /** Raises the upload's reservation to at least `totalBytes`; 'lost' when the upload is no longer this owner's. */
-    async grow(args: { account: string; id: string; owner: string; totalBytes: number; reservedBytes: number }): Promise<Admission | 'lost'> {
+    async grow(args: {
+      account: string;
+      id: string;
+      owner: string;
+      totalBytes: number;
+      reservedBytes: number;
+    }): Promise<Admission | 'lost'> {
       return db.transaction(async (tx) => {
         await uploadStore.lockAccount(tx, args.account);
         const others = await uploadStore.usage(tx, args.account, args.id);
@@ -87,15 +109,21 @@ export function createAccountQuota(options: { db: Database; limits: AccountLimit
      * size, or ERROR with the message) in the same transaction, so no reservation of the account is decided
      * between the check and the write, and no reader sees COMPLETE for a snapshot that does not fit.
      */
-    async admitUnpacked(tx: Database, args: { account: string; id: string; bytes: number }): Promise<{ ok: true } | { ok: false; message: string }> {
+    async admitUnpacked(
+      tx: Database,
+      args: { account: string; id: string; bytes: number },
+    ): Promise<{ ok: true } | { ok: false; message: string }> {
       await uploadStore.lockAccount(tx, args.account);
       const others = await uploadStore.usage(tx, args.account, args.id);
-      return others.bytes + args.bytes <= limits.bytes ? { ok: true } : { ok: false, message: unpackedMessage(limits, args.bytes, others.bytes) };
+      return others.bytes + args.bytes <= limits.bytes
+        ? { ok: true }
+        : { ok: false, message: unpackedMessage(limits, args.bytes, others.bytes) };
     },
 
     /** Measures the processed snapshots whose size was never recorded (processed before quotas were counted). */
     async measureUnmeasured(): Promise<void> {
-      for (const id of await store.unmeasuredIds(db)) await store.setStoredBytes(db, id, await folderBytes(snapshotFolder(options.dataDir, id)));
+      for (const id of await store.unmeasuredIds(db))
+        await store.setStoredBytes(db, id, await folderBytes(snapshotFolder(options.dataDir, id)));
     },
   };
 }

@@ -71,7 +71,8 @@ export function listedHost(site: DiagnosticsSite, host: string | undefined): Aut
   const authority = authorityOf(host);
   if (authority === undefined) return undefined;
   if (underCookieDomain(site, authority.name)) return authority;
-  const atListener = authority.port !== undefined && site.listenerNames.includes(authority.name) && site.listenerPorts().includes(authority.port);
+  const atListener =
+    authority.port !== undefined && site.listenerNames.includes(authority.name) && site.listenerPorts().includes(authority.port);
   return atListener ? authority : undefined;
 }
 
@@ -91,7 +92,13 @@ export function isSiteOrigin(site: DiagnosticsSite, origin: URL, requestHost: st
   const originPort = origin.port === '' ? port : Number(origin.port);
   const publicScheme = site.secure ? 'https:' : 'http:';
   const own = authorityOf(requestHost);
-  if (own !== undefined && origin.protocol === publicScheme && own.name === name && (own.port ?? DEFAULT_PORTS[publicScheme]) === originPort) return true;
+  if (
+    own !== undefined &&
+    origin.protocol === publicScheme &&
+    own.name === name &&
+    (own.port ?? DEFAULT_PORTS[publicScheme]) === originPort
+  )
+    return true;
   if (origin.protocol === publicScheme && underCookieDomain(site, name)) return true;
   return origin.protocol === 'http:' && site.listenerNames.includes(name) && site.listenerPorts().includes(originPort);
 }

@@ -5,9 +5,16 @@ import { ACCOUNT_MIGRATIONS } from '../../accounts/migrations.ts';
 import { tempSqliteUrl } from '../../app/test-system.ts';
 import { createFakeClock } from '../../lib/clock.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
-import type { HandlerRequest } from '../../server/handler-types.ts';
+import type { HandlerRequest, HandlerResponse } from '../../server/handler-types.ts';
 import { openDatabase } from '../../stores/open-database.ts';
-import { createCredentialCheck, createLoginHandler, loginCookies, sessionScheme, type CookieOptions, type CredentialCheck } from './login-handlers.ts';
+import {
+  createCredentialCheck,
+  createLoginHandler,
+  loginCookies,
+  sessionScheme,
+  type CookieOptions,
+  type CredentialCheck,
+} from './login-handlers.ts';
 import { diagnosticsLinkBase, diagnosticsUrlFor, reachableUrl } from './diagnostics-url.ts';
 import type { DiagnosticsSite } from './diagnostics-site.ts';
 import { SNAPSHOT_MIGRATIONS } from './migrations.ts';
@@ -16,7 +23,13 @@ import { createSessionStore } from './session-store.ts';
 const LIST = 'http://127.0.0.1:8300/snapshot-analyzer/api/snapshots';
 const HOST_ONLY: CookieOptions = { domain: '', secure: false, lifetimeSeconds: 28_800 };
 /** The roles on loopback at 8301 (login) and 8300 (diagnostics), host-only cookies, no proxy in front. */
-const SITE: DiagnosticsSite = { listenerNames: ['localhost', '127.0.0.1', '[::1]', 'diag-box'], listenerPorts: () => [8301, 8300], cookieDomain: '', secure: false, publicUrl: '' };
+const SITE: DiagnosticsSite = {
+  listenerNames: ['localhost', '127.0.0.1', '[::1]', 'diag-box'],
+  listenerPorts: () => [8301, 8300],
+  cookieDomain: '',
+  secure: false,
+  publicUrl: '',
+};
 
 async function sessionsFor(t: TapTest) {
   const db = await openDatabase(tempSqliteUrl(t).url, { migrations: SNAPSHOT_MIGRATIONS });
@@ -28,18 +41,35 @@ async function sessionsFor(t: TapTest) {
 /** A login request as the framework hands it over: routed, the form parsed and validated. */
 function loginRequest(body: { userid: string; passwd: string }, headers: Record<string, string> = {}): HandlerRequest {
   return {
-    operationId: 'loginDiagnosticsUser', role: 'login', method: 'POST', path: '/resource/loginAction.jsp',
-    params: {}, query: {}, headers, cookies: {}, body, rawBody: undefined, remoteAddress: '127.0.0.1', requestId: 'r1',
+    operationId: 'loginDiagnosticsUser',
+    role: 'login',
+    method: 'POST',
+    path: '/resource/loginAction.jsp',
+    params: {},
+    query: {},
+    headers,
+    cookies: {},
+    body,
+    rawBody: undefined,
+    remoteAddress: '127.0.0.1',
+    requestId: 'r1',
   };
 }
 
 /** alice / alice pw is the one user; every other pair is refused. */
-const onlyAlice: CredentialCheck = async (userid, passwd) => (userid === 'alice' && passwd === 'alice pw' ? 'diagnostics/alice' : undefined);
+const onlyAlice: CredentialCheck = async (userid, passwd) =>
+  userid === 'alice' && passwd === 'alice pw' ? 'diagnostics/alice' : undefined;
 
 t.test('a good login is a 302 to the snapshot list with the session cookie and sso_completed=1, and no body', async (t) => {
   const { sessions } = await sessionsFor(t);
-  const { loginDiagnosticsUser } = createLoginHandler({ sessions, checkCredentials: onlyAlice, cookie: HOST_ONLY, site: SITE, location: () => LIST });
-  const answer = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }));
+  const { loginDiagnosticsUser } = createLoginHandler({
+    sessions,
+    checkCredentials: onlyAlice,
+    cookie: HOST_ONLY,
+    site: SITE,
+    location: () => LIST,
+  });
+  const answer = (await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }))) as HandlerResponse;
   t.equal(answer.status, 302);
   t.equal(answer.body, undefined, 'the spec declares no content for the 302');
   t.equal(answer.headers?.location, LIST);
@@ -47,7 +77,11 @@ t.test('a good login is a 302 to the snapshot list with the session cookie and s
   t.equal(cookies.length, 2, 'Set-Cookie twice');
   const token = /^ssosession=([A-Za-z0-9_-]{43}); /.exec(cookies[0]!)?.[1];
   t.ok(token, 'the session cookie comes first, 256 bits in base64url');
-  t.same(cookies, [`ssosession=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=28800`, 'sso_completed=1; Path=/; SameSite=Lax; Max-Age=28800'], 'exactly the spec\'s "Session design"');
+  t.same(
+    cookies,
+    [`ssosession=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=28800`, 'sso_completed=1; Path=/; SameSite=Lax; Max-Age=28800'],
+    'exactly the spec\'s "Session design"',
+  );
   t.equal(await sessions.verify(token!), 'diagnostics/alice', 'the cookie opens a session of the account the check named');
 });
 
@@ -70,11 +104,31 @@ t.test('a refused login is one 401 in the error shape by Accept, with no cookie,
   const { sessions } = await sessionsFor(t);
   let created = 0;
   const counting = { ...sessions, create: (account: string) => (created++, sessions.create(account)) };
-  const { loginDiagnosticsUser } = createLoginHandler({ sessions: counting, checkCredentials: onlyAlice, cookie: HOST_ONLY, site: SITE, location: () => LIST });
+  const { loginDiagnosticsUser } = createLoginHandler({
+    sessions: counting,
+    checkCredentials: onlyAlice,
+    cookie: HOST_ONLY,
+    site: SITE,
+    location: () => LIST,
+  });
   const xml = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'secret-guess' }));
-  t.same(xml, { status: 401, body: '<error><code>401</code><message>Invalid user id or password.</message></error>', contentType: 'application/vnd.vendor.diagnostics.api+xml' }, 'XML without Accept; no headers at all');
-  const json = await loginDiagnosticsUser(loginRequest({ userid: 'mallory', passwd: 'secret-guess' }, { accept: 'application/vnd.vendor.diagnostics.api+json' }));
-  t.same(json, { status: 401, body: { code: 401, message: 'Invalid user id or password.' }, contentType: 'application/vnd.vendor.diagnostics.api+json' });
+  t.same(
+    xml,
+    {
+      status: 401,
+      body: '<error><code>401</code><message>Invalid user id or password.</message></error>',
+      contentType: 'application/vnd.vendor.diagnostics.api+xml',
+    },
+    'XML without Accept; no headers at all',
+  );
+  const json = await loginDiagnosticsUser(
+    loginRequest({ userid: 'mallory', passwd: 'secret-guess' }, { accept: 'application/vnd.vendor.diagnostics.api+json' }),
+  );
+  t.same(json, {
+    status: 401,
+    body: { code: 401, message: 'Invalid user id or password.' },
+    contentType: 'application/vnd.vendor.diagnostics.api+json',
+  });
   t.notMatch(JSON.stringify([xml, json]), /alice|mallory|secret-guess/, 'neither user id nor password is repeated');
   t.equal(created, 0, 'no session was created');
 });
@@ -83,9 +137,21 @@ t.test('the session scheme: missing and unknown sessions are 403 with their own 
   const { sessions, clock } = await sessionsFor(t);
   const scheme = sessionScheme(sessions);
   const headers = {};
-  t.same(await scheme({ headers, cookies: {} }), { ok: false, error: { code: 'forbidden', message: 'A session is required; log in first.' }, presented: false });
-  t.same(await scheme({ headers, cookies: { ssosession: '' } }), { ok: false, error: { code: 'forbidden', message: 'A session is required; log in first.' }, presented: false }, 'an empty cookie is no session');
-  t.same(await scheme({ headers, cookies: { sso_completed: '1' } }), { ok: false, error: { code: 'forbidden', message: 'A session is required; log in first.' }, presented: false }, 'sso_completed alone opens nothing');
+  t.same(await scheme({ headers, cookies: {} }), {
+    ok: false,
+    error: { code: 'forbidden', message: 'A session is required; log in first.' },
+    presented: false,
+  });
+  t.same(
+    await scheme({ headers, cookies: { ssosession: '' } }),
+    { ok: false, error: { code: 'forbidden', message: 'A session is required; log in first.' }, presented: false },
+    'an empty cookie is no session',
+  );
+  t.same(
+    await scheme({ headers, cookies: { sso_completed: '1' } }),
+    { ok: false, error: { code: 'forbidden', message: 'A session is required; log in first.' }, presented: false },
+    'sso_completed alone opens nothing',
+  );
   const unknown = { ok: false, error: { code: 'forbidden', message: 'The session is unknown or expired; log in again.' }, presented: true };
   t.same(await scheme({ headers, cookies: { ssosession: 'bogus' } }), unknown);
   t.same(await scheme({ headers, cookies: { ssosession: 'x'.repeat(1000) } }), unknown, 'an over-long cookie');
@@ -129,7 +195,7 @@ t.test('the credential check', async (t) => {
     t.equal(await check('a', 'b:c', '10.0.0.2'), 'diagnostics/a', 'a password may hold colons');
   });
 
-  t.test("repeated failures back off per user name and address; another address is not slowed", async (t) => {
+  t.test('repeated failures back off per user name and address; another address is not slowed', async (t) => {
     for (let i = 0; i < 5; i++) t.equal(await check('alice', `guess ${i}`, '10.0.0.3'), undefined);
     t.equal(await check('alice', 'alice pw', '10.0.0.3'), undefined, 'past the free failures even the right password waits');
     t.equal(await check('alice', 'alice pw', '10.0.0.4'), 'diagnostics/alice', 'from elsewhere alice logs in');
@@ -152,15 +218,36 @@ t.test('a login a browser posted from another site is one 403 in the error shape
   const { sessions } = await sessionsFor(t);
   let checked = 0;
   const counting: CredentialCheck = (...args) => (checked++, onlyAlice(...args));
-  const { loginDiagnosticsUser } = createLoginHandler({ sessions, checkCredentials: counting, cookie: HOST_ONLY, site: SITE, location: () => LIST });
-  const json = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }, { origin: 'https://evil.example', accept: 'application/vnd.vendor.diagnostics.api+json' }));
-  t.same(json, {
-    status: 403,
-    body: { code: 403, message: 'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.' },
-    contentType: 'application/vnd.vendor.diagnostics.api+json',
-  }, 'no headers, no cookie');
+  const { loginDiagnosticsUser } = createLoginHandler({
+    sessions,
+    checkCredentials: counting,
+    cookie: HOST_ONLY,
+    site: SITE,
+    location: () => LIST,
+  });
+  const json = await loginDiagnosticsUser(
+    loginRequest(
+      { userid: 'alice', passwd: 'alice pw' },
+      { origin: 'https://evil.example', accept: 'application/vnd.vendor.diagnostics.api+json' },
+    ),
+  );
+  t.same(
+    json,
+    {
+      status: 403,
+      body: {
+        code: 403,
+        message:
+          'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.',
+      },
+      contentType: 'application/vnd.vendor.diagnostics.api+json',
+    },
+    'no headers, no cookie',
+  );
   t.equal(checked, 0, 'the credentials were not looked at');
-  const own = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }, { origin: 'http://localhost:8301', host: 'localhost:8301' }));
+  const own = (await loginDiagnosticsUser(
+    loginRequest({ userid: 'alice', passwd: 'alice pw' }, { origin: 'http://localhost:8301', host: 'localhost:8301' }),
+  )) as HandlerResponse;
   t.equal(own.status, 302, 'from its own origin');
 });
 
@@ -172,27 +259,50 @@ t.test('the redirect after a login keeps a listed host name the login was reache
   t.equal(diagnosticsUrlFor(SITE, '[::1]:8301', listening), 'http://[::1]:8300');
   t.equal(diagnosticsUrlFor(SITE, undefined, listening), listening, 'no Host: the listening address');
   t.equal(diagnosticsUrlFor(SITE, 'diag.example.net', listening), listening, 'a name the site does not list: the listening address');
-  t.equal(diagnosticsUrlFor(SITE, 'localhost', listening), listening, 'a listed name at a port that is not a role\'s');
+  t.equal(diagnosticsUrlFor(SITE, 'localhost', listening), listening, "a listed name at a port that is not a role's");
   t.equal(diagnosticsUrlFor(SITE, 'evil.example/<x>', listening), listening, 'not a host name: the listening address');
   const domain = { ...SITE, cookieDomain: 'example.com' };
   t.equal(diagnosticsUrlFor(domain, 'login.example.com', listening), 'http://login.example.com:8300', 'a name under the cookie domain');
   t.equal(diagnosticsUrlFor(domain, 'login.example.com.evil.net', listening), listening, 'a look-alike');
-  t.equal(diagnosticsUrlFor({ ...domain, publicUrl: 'https://diag.example.com/base' }, 'localhost:8301', listening), 'https://diag.example.com/base', 'a public URL wins over every Host');
+  t.equal(
+    diagnosticsUrlFor({ ...domain, publicUrl: 'https://diag.example.com/base' }, 'localhost:8301', listening),
+    'https://diag.example.com/base',
+    'a public URL wins over every Host',
+  );
 });
 
-t.test('the diagnostics API links under a listed Host (a listener name at its port, a cookie-domain name as reached), else its own URL', async (t) => {
-  const listening = 'http://127.0.0.1:8300';
-  t.equal(diagnosticsLinkBase(SITE, 'localhost:8300', listening), 'http://localhost:8300', 'curl to localhost follows the Location with its cookie');
-  t.equal(diagnosticsLinkBase(SITE, 'localhost:8301', listening), 'http://localhost:8300', 'a listener name always at the diagnostics port');
-  t.equal(diagnosticsLinkBase(SITE, 'evil.example', listening), listening);
-  t.equal(diagnosticsLinkBase(SITE, 'evil.example:8300', listening), listening);
-  t.equal(diagnosticsLinkBase(SITE, undefined, listening), listening);
-  const domain = { ...SITE, cookieDomain: 'example.com' };
-  t.equal(diagnosticsLinkBase(domain, 'api.example.com:8443', listening), 'http://api.example.com:8443', 'a proxy in front: the port the client used');
-  t.equal(diagnosticsLinkBase(domain, 'api.example.com', listening), 'http://api.example.com');
-  t.equal(diagnosticsLinkBase(domain, 'api.example.com.evil.net', listening), listening, 'a look-alike');
-  t.equal(diagnosticsLinkBase({ ...domain, publicUrl: 'https://diag.example.com' }, 'api.example.com', listening), 'https://diag.example.com', 'a public URL wins');
-});
+t.test(
+  'the diagnostics API links under a listed Host (a listener name at its port, a cookie-domain name as reached), else its own URL',
+  async (t) => {
+    const listening = 'http://127.0.0.1:8300';
+    t.equal(
+      diagnosticsLinkBase(SITE, 'localhost:8300', listening),
+      'http://localhost:8300',
+      'curl to localhost follows the Location with its cookie',
+    );
+    t.equal(
+      diagnosticsLinkBase(SITE, 'localhost:8301', listening),
+      'http://localhost:8300',
+      'a listener name always at the diagnostics port',
+    );
+    t.equal(diagnosticsLinkBase(SITE, 'evil.example', listening), listening);
+    t.equal(diagnosticsLinkBase(SITE, 'evil.example:8300', listening), listening);
+    t.equal(diagnosticsLinkBase(SITE, undefined, listening), listening);
+    const domain = { ...SITE, cookieDomain: 'example.com' };
+    t.equal(
+      diagnosticsLinkBase(domain, 'api.example.com:8443', listening),
+      'http://api.example.com:8443',
+      'a proxy in front: the port the client used',
+    );
+    t.equal(diagnosticsLinkBase(domain, 'api.example.com', listening), 'http://api.example.com');
+    t.equal(diagnosticsLinkBase(domain, 'api.example.com.evil.net', listening), listening, 'a look-alike');
+    t.equal(
+      diagnosticsLinkBase({ ...domain, publicUrl: 'https://diag.example.com' }, 'api.example.com', listening),
+      'https://diag.example.com',
+      'a public URL wins',
+    );
+  },
+);
 
 t.test('a wildcard listener is no address to follow: redirects and links name the machine', async (t) => {
   t.equal(reachableUrl('http://0.0.0.0:8300', 'diag-box'), 'http://diag-box:8300');
@@ -201,12 +311,15 @@ t.test('a wildcard listener is no address to follow: redirects and links name th
   t.equal(reachableUrl('http://0.0.0.0:8300', ''), 'http://0.0.0.0:8300', 'no machine name: as it listens');
 });
 
-t.test('behind TLS (secure cookies) a link or redirect to a name under the cookie domain is https; the listeners themselves stay http', async (t) => {
-  const listening = 'http://127.0.0.1:8300';
-  const tls = { ...SITE, cookieDomain: 'example.com', secure: true };
-  t.equal(diagnosticsLinkBase(tls, 'api.example.com', listening), 'https://api.example.com', 'a Secure cookie is sent to this link');
-  t.equal(diagnosticsLinkBase(tls, 'api.example.com:8443', listening), 'https://api.example.com:8443');
-  t.equal(diagnosticsUrlFor(tls, 'login.example.com', listening), 'https://login.example.com:8300', 'the login’s redirect too');
-  t.equal(diagnosticsLinkBase(tls, 'localhost:8300', listening), 'http://localhost:8300', 'a listener name: as it listens');
-  t.equal(diagnosticsLinkBase(tls, 'evil.example', listening), listening, 'an unlisted Host: the listening URL');
-});
+t.test(
+  'behind TLS (secure cookies) a link or redirect to a name under the cookie domain is https; the listeners themselves stay http',
+  async (t) => {
+    const listening = 'http://127.0.0.1:8300';
+    const tls = { ...SITE, cookieDomain: 'example.com', secure: true };
+    t.equal(diagnosticsLinkBase(tls, 'api.example.com', listening), 'https://api.example.com', 'a Secure cookie is sent to this link');
+    t.equal(diagnosticsLinkBase(tls, 'api.example.com:8443', listening), 'https://api.example.com:8443');
+    t.equal(diagnosticsUrlFor(tls, 'login.example.com', listening), 'https://login.example.com:8300', 'the login’s redirect too');
+    t.equal(diagnosticsLinkBase(tls, 'localhost:8300', listening), 'http://localhost:8300', 'a listener name: as it listens');
+    t.equal(diagnosticsLinkBase(tls, 'evil.example', listening), listening, 'an unlisted Host: the listening URL');
+  },
+);

@@ -18,7 +18,8 @@ export const COMPLETED_COOKIE = 'sso_completed';
 /** One answer for every refused login: it names neither the user id nor which part was wrong. */
 const INVALID_CREDENTIALS = 'Invalid user id or password.';
 /** One answer for every cross-site login, naming the headers a person can check and nothing they held. */
-const CROSS_SITE_LOGIN = 'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.';
+const CROSS_SITE_LOGIN =
+  'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.';
 const SESSION_MISSING = 'A session is required; log in first.';
 const SESSION_INVALID = 'The session is unknown or expired; log in again.';
 /** Account keys of diagnostics users: fixed, so renaming the access profile keeps each user's snapshots. */
@@ -70,7 +71,9 @@ export function loginCookies(token: string, cookie: CookieOptions): [string, str
  * browser into someone else's account nor counts against the user's login backoff.
  */
 export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUser: Handler } {
-  const loginDiagnosticsUser = async (request: HandlerRequest<Record<string, never>, Record<string, never>, C.LoginForm>): Promise<HandlerResponse> => {
+  const loginDiagnosticsUser = async (
+    request: HandlerRequest<Record<string, never>, Record<string, never>, C.LoginForm>,
+  ): Promise<HandlerResponse> => {
     if (isCrossSiteLogin(deps.site, request.headers)) return renderSnapshotsError(portolanError('forbidden', CROSS_SITE_LOGIN), request);
     const { userid, passwd } = request.body;
     const account = await deps.checkCredentials(userid, passwd, request.remoteAddress);
@@ -80,7 +83,11 @@ export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUs
       status: 302,
       body: undefined,
       // no-store: an answer that carries a session must not be kept by a cache on the way.
-      headers: { location: deps.location(typeof request.headers.host === 'string' ? request.headers.host : undefined), 'set-cookie': loginCookies(token, deps.cookie), 'cache-control': 'no-store' },
+      headers: {
+        location: deps.location(typeof request.headers.host === 'string' ? request.headers.host : undefined),
+        'set-cookie': loginCookies(token, deps.cookie),
+        'cache-control': 'no-store',
+      },
     };
   };
   return { loginDiagnosticsUser };
@@ -92,7 +99,11 @@ export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUs
  * The answer never repeats the cookie.
  */
 export function sessionScheme(sessions: SessionStore): Authenticator {
-  const refuse = (message: string, presented: boolean): AuthOutcome => ({ ok: false, error: portolanError('forbidden', message), presented });
+  const refuse = (message: string, presented: boolean): AuthOutcome => ({
+    ok: false,
+    error: portolanError('forbidden', message),
+    presented,
+  });
   return async ({ cookies }) => {
     const token = cookies[SESSION_COOKIE];
     if (token === undefined || token === '') return refuse(SESSION_MISSING, false);

@@ -4,7 +4,7 @@ import type * as Sdk from '../../../generated/snapshots/sdk.gen.ts';
 import { createBasicAuthenticator } from '../../accounts/basic-auth.ts';
 import type { CoreConfig } from '../../lib/config.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule, ModuleContext } from '../../server/interface-module.ts';
+import { defineModule, type ModuleContext } from '../../server/interface-module.ts';
 import { renderSnapshotsError } from './error-shape.ts';
 import { createCredentialCheck, createLoginHandler, sessionScheme } from './login-handlers.ts';
 import { diagnosticsLinkBase, diagnosticsUrlFor, reachableUrl } from './diagnostics-url.ts';
@@ -37,16 +37,17 @@ const sessionsOf = (context: ModuleContext<Config>) =>
  * form login that sets the session cookies, sessions in the store, snapshots per account streamed to
  * disk and processed by a bounded queue on the job port, every format the spec names.
  */
-export const snapshotsModule = {
+export const snapshotsModule = defineModule({
   name: 'snapshots',
   settings: SNAPSHOT_SETTINGS,
   migrations: SNAPSHOT_MIGRATIONS,
   errorShape: () => renderSnapshotsError,
-  authenticators: (context: ModuleContext<Config>) => ({ ssoSession: sessionScheme(sessionsOf(context)) }),
-  create: (context: ModuleContext<Config>) => {
+  authenticators: (context) => ({ ssoSession: sessionScheme(sessionsOf(context)) }),
+  create: (context) => {
     const { config, clock } = context;
     // A wildcard listener (0.0.0.0, ::) is no address a client can follow: links name the machine instead.
-    const diagnosticsUrl = () => reachableUrl(context.roleUrl('diagnostics') ?? `http://${config.host}:${config.ports.diagnostics}`, machineHostname());
+    const diagnosticsUrl = () =>
+      reachableUrl(context.roleUrl('diagnostics') ?? `http://${config.host}:${config.ports.diagnostics}`, machineHostname());
     const service = createSnapshotService({
       db: context.database,
       clock,
@@ -69,16 +70,26 @@ export const snapshotsModule = {
     const login = createLoginHandler({
       sessions: sessionsOf(context),
       checkCredentials: createCredentialCheck({
-        diagnostics: createBasicAuthenticator(context.accounts, config.diagnosticsAccessProfile, { clock, backoff: { failuresBeforeBackoff: config.loginBackoffFailures } }),
+        diagnostics: createBasicAuthenticator(context.accounts, config.diagnosticsAccessProfile, {
+          clock,
+          backoff: { failuresBeforeBackoff: config.loginBackoffFailures },
+        }),
         admin: context.adminAuthenticator,
         accounts: context.accounts,
         diagnosticsProfile: config.diagnosticsAccessProfile,
       }),
-      cookie: { domain: config.diagnosticsCookieDomain, secure: config.diagnosticsSecureCookies, lifetimeSeconds: config.diagnosticsSessionLifetimeSeconds },
+      cookie: {
+        domain: config.diagnosticsCookieDomain,
+        secure: config.diagnosticsSecureCookies,
+        lifetimeSeconds: config.diagnosticsSessionLifetimeSeconds,
+      },
       site,
       location: (host) => `${diagnosticsUrlFor(site, host, diagnosticsUrl())}${LIST_PATH}`,
     });
-    const { notAcceptable, ...operations } = createSnapshotHandlers({ service, linkBase: (host) => diagnosticsLinkBase(site, host, diagnosticsUrl()) });
+    const { notAcceptable, ...operations } = createSnapshotHandlers({
+      service,
+      linkBase: (host) => diagnosticsLinkBase(site, host, diagnosticsUrl()),
+    });
     return {
       // The login's answers (400, 401) come in the API's formats too: an Accept it cannot serve is 406 first.
       loginDiagnosticsUser: async (request) =>
@@ -86,4 +97,4 @@ export const snapshotsModule = {
       ...operations,
     } satisfies OperationHandlers<typeof Sdk>;
   },
-} satisfies InterfaceModule;
+});

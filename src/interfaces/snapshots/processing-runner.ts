@@ -63,15 +63,23 @@ export function createWorkerRunner(options: WorkerRunnerOptions): ProcessingRunn
       const onAbort = () => stopThen(() => reject(signal.reason));
       signal.addEventListener('abort', onAbort, { once: true });
       const seconds = timeBudgetMs / 1000;
-      const cancelBudget = timers.after(timeBudgetMs, () => stopThen(() => resolve({ ok: false, message: `processing took longer than the time budget of ${seconds} s per snapshot` })));
+      const cancelBudget = timers.after(timeBudgetMs, () =>
+        stopThen(() => resolve({ ok: false, message: `processing took longer than the time budget of ${seconds} s per snapshot` })),
+      );
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'done') settle(() => resolve(message.reply));
       });
       worker.on('error', (error: Error & { code?: string }) => {
-        if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') stopThen(() => resolve({ ok: false, message: `processing needed more than ${heapMb} MiB of memory` }));
-        else stopThen(() => reject(new WorkerCrash(`the processing thread failed (${error.name}${error.code ? ` ${error.code}` : ''})`, { cause: error })));
+        if (error.code === 'ERR_WORKER_OUT_OF_MEMORY')
+          stopThen(() => resolve({ ok: false, message: `processing needed more than ${heapMb} MiB of memory` }));
+        else
+          stopThen(() =>
+            reject(new WorkerCrash(`the processing thread failed (${error.name}${error.code ? ` ${error.code}` : ''})`, { cause: error })),
+          );
       });
-      worker.on('exit', (code) => settle(() => reject(new WorkerCrash(`the processing thread stopped without an answer (exit code ${code})`))));
+      worker.on('exit', (code) =>
+        settle(() => reject(new WorkerCrash(`the processing thread stopped without an answer (exit code ${code})`))),
+      );
       options.onWorker?.(worker);
     });
 }

@@ -25,7 +25,10 @@ export type ProcessingReply =
  *
  * @example const reply = await runProcessingTask({ kind: 'evaluate', filesDir, rules: ruleSet.source });
  */
-export async function runProcessingTask(task: ProcessingTask, onPhase: (phase: ProcessingPhase) => void = () => undefined): Promise<ProcessingReply> {
+export async function runProcessingTask(
+  task: ProcessingTask,
+  onPhase: (phase: ProcessingPhase) => void = () => undefined,
+): Promise<ProcessingReply> {
   const rules = parseRuleSet(task.rules);
   if (!rules.ok) throw new Error(`The rule set given to a processing task is invalid: ${rules.message}`);
   let files: readonly string[] = [];

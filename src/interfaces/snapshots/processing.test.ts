@@ -33,27 +33,46 @@ t.test('an upload is processed to COMPLETE: device fields, diagnostics, files an
   t.equal(output?.version, '2026.11.1');
   t.same(output?.system_information, { hostname: 'device-1.example.net', chassis_serial: 'PTL-0001-4242', platform: 'portolan-reference' });
   const hits = output?.diagnostics.diagnostic.filter((d) => d.run_data.match);
-  t.same(hits?.map((d) => d.name), ['disk-usage-high']);
+  t.same(
+    hits?.map((d) => d.name),
+    ['disk-usage-high'],
+  );
   t.same(hits?.[0]?.output, ['commands/df.txt: /: 93']);
   t.equal(output?.diagnostics.hit_count, 1);
   t.equal(output!.diagnostics.miss_count + output!.diagnostics.hit_count, output!.diagnostics.diagnostic.length);
 
   const files = await service.files('alice', id);
   t.ok(files?.some((f) => f.value === 'manifest.json'));
-  t.ok(files?.every((f) => /^[0-9a-f]{32}$/.test(f.id)), 'file ids are 32 hex digits');
+  t.ok(
+    files?.every((f) => /^[0-9a-f]{32}$/.test(f.id)),
+    'file ids are 32 hex digits',
+  );
   const df = files!.find((f) => f.value === 'commands/df.txt')!;
   const file = await service.file('alice', id, df.id);
-  t.same(file, { id: df.id, value: 'commands/df.txt', size: NEARLY_FULL_DISK.length, truncated: false, content: Buffer.from(NEARLY_FULL_DISK).toString('base64') });
+  t.same(file, {
+    id: df.id,
+    value: 'commands/df.txt',
+    size: NEARLY_FULL_DISK.length,
+    truncated: false,
+    content: Buffer.from(NEARLY_FULL_DISK).toString('base64'),
+  });
 
   const commands = await service.commands('alice', id);
-  t.same(commands?.map((c) => c.value), ['df', 'license', 'memory', 'ntp', 'uptime']);
+  t.same(
+    commands?.map((c) => c.value),
+    ['df', 'license', 'memory', 'ntp', 'uptime'],
+  );
   const command = await service.command('alice', id, commands!.find((c) => c.value === 'df')!.id);
   t.equal(Buffer.from(command!.output, 'base64').toString(), NEARLY_FULL_DISK);
   t.equal(await service.file('alice', id, 'ffffffffffffffffffffffffffffffff'), undefined, 'an unknown file id');
   t.equal(await service.command('alice', id, 'ffffffffffff'), undefined, 'an unknown command id');
 
   await jobsSettled(store);
-  t.same(await tree(join(store.dataDir, id)), ['files', ...(await tree(join(store.dataDir, id, 'files'))).map((p) => `files/${p}`)].sort(), 'the archive is removed, the unpacked files stay');
+  t.same(
+    await tree(join(store.dataDir, id)),
+    ['files', ...(await tree(join(store.dataDir, id, 'files'))).map((p) => `files/${p}`)].sort(),
+    'the archive is removed, the unpacked files stay',
+  );
 });
 
 t.test('a file is served with at most 4 MiB of its content, and its whole size', async (t) => {
@@ -74,7 +93,12 @@ t.test('a file that is not a snapshot archive ends ERROR with the engine message
   const service = await testService(store);
   const id = await uploaded(service, 'alice', Buffer.from('these are my notes, not a snapshot\n'), 'notes.txt');
   const record = await processed(service, 'alice', id);
-  t.match(record, { status: 'ERROR', messages: ['the archive is not gzip data (a snapshot is a gzip-compressed tar archive)'], fileName: 'notes.txt', hostname: '' });
+  t.match(record, {
+    status: 'ERROR',
+    messages: ['the archive is not gzip data (a snapshot is a gzip-compressed tar archive)'],
+    fileName: 'notes.txt',
+    hostname: '',
+  });
   t.equal(record.rulesVersion, undefined);
   t.equal(await service.diagnostics('alice', id), undefined);
   t.equal(await service.files('alice', id), undefined);
@@ -88,7 +112,13 @@ t.test('hostile archives end ERROR with the reason, and nothing is written outsi
   const service = await testService(store);
   const cases = [
     { archive: hostileArchive([{ path: '../escaped.txt', body: 'x' }]), message: /has a '\.\.' component/ },
-    { archive: hostileArchive([{ path: 'config/evil', type: 'SymbolicLink', linkpath: '../../..' }, { path: 'config/evil/escaped.txt', body: 'x' }]), message: /is a symbolic link/ },
+    {
+      archive: hostileArchive([
+        { path: 'config/evil', type: 'SymbolicLink', linkpath: '../../..' },
+        { path: 'config/evil/escaped.txt', body: 'x' },
+      ]),
+      message: /is a symbolic link/,
+    },
     { archive: hostileArchive([{ path: '/tmp/portolan-absolute-escape.txt', body: 'x' }]), message: /absolute path/ },
   ];
   for (const { archive, message } of cases) {
@@ -99,7 +129,11 @@ t.test('hostile archives end ERROR with the reason, and nothing is written outsi
     t.notMatch(record.messages.join(' '), /\n\s+at /, 'no stack trace');
   }
   await jobsSettled(store);
-  t.same((await tree(store.root)).filter((p) => !p.startsWith('portolan.db')), ['snapshots'], 'only the (empty) data dir beside the store');
+  t.same(
+    (await tree(store.root)).filter((p) => !p.startsWith('portolan.db')),
+    ['snapshots'],
+    'only the (empty) data dir beside the store',
+  );
   t.same(await tree(store.dataDir), []);
   await t.rejects(access('/tmp/portolan-absolute-escape.txt'), 'nothing written at the absolute path');
 });
@@ -131,7 +165,13 @@ t.test('a snapshot deleted while it was processed: the job notices and removes t
   const db: Database = { ...store.db, transaction: (work, options) => store.db.transaction((tx) => work(deletingFirst(tx)), options) };
   const loaded = await loadRuleSetFile();
   if (!loaded.ok) throw new Error(loaded.message);
-  const processor = createSnapshotProcessor({ db, dataDir: store.dataDir, logger: store.logs.logger, timers: store.clock, ruleSet: () => loaded.ruleSet });
+  const processor = createSnapshotProcessor({
+    db,
+    dataDir: store.dataDir,
+    logger: store.logs.logger,
+    timers: store.clock,
+    ruleSet: () => loaded.ruleSet,
+  });
   await processor.run(id, new AbortController().signal);
   t.same(await tree(store.dataDir), [], 'nothing left');
   t.match(store.logs.text(), /snapshot deleted while it was processed/);
@@ -145,10 +185,21 @@ t.test('a job given up ends the snapshot ERROR with the reason and removes its f
   const store = await testStore(t);
   const service = await testService(store, { start: false });
   const id = await uploaded(service, 'alice', healthyArchive());
-  const processor = createSnapshotProcessor({ db: store.db, dataDir: store.dataDir, logger: store.logs.logger, timers: store.clock, ruleSet: () => { throw new Error('not needed'); } });
+  const processor = createSnapshotProcessor({
+    db: store.db,
+    dataDir: store.dataDir,
+    logger: store.logs.logger,
+    timers: store.clock,
+    ruleSet: () => {
+      throw new Error('not needed');
+    },
+  });
   await processor.giveUp(id, 'given up after 3 attempts (at most 3): the store was unavailable');
   await processor.giveUp(id, 'called again: changes nothing');
-  t.match(await service.get('alice', id), { status: 'ERROR', messages: ['The snapshot could not be processed: given up after 3 attempts (at most 3): the store was unavailable'] });
+  t.match(await service.get('alice', id), {
+    status: 'ERROR',
+    messages: ['The snapshot could not be processed: given up after 3 attempts (at most 3): the store was unavailable'],
+  });
   t.same(await tree(store.dataDir), []);
 });
 
@@ -164,7 +215,10 @@ t.test('a rule set of another version evaluates processed snapshots again, from 
   t.equal(before?.version, '2026.11.1');
 
   // The next week's rule set: a new version in which the disk threshold became critical.
-  const rules = JSON.parse(await readFile(DEFAULT_RULES_PATH, 'utf8')) as { version: string; rules: { name: string; importance: string }[] };
+  const rules = JSON.parse(await readFile(DEFAULT_RULES_PATH, 'utf8')) as {
+    version: string;
+    rules: { name: string; importance: string }[];
+  };
   rules.version = '2026.11.2';
   rules.rules.find((r) => r.name === 'disk-usage-high')!.importance = 'critical';
   const rulesPath = join(store.root, 'rules.json');
@@ -197,8 +251,14 @@ t.test('an invalid rule set refuses to start', async (t) => {
 
 t.test('the content listing: every file by a hash of its path, commands by their file name', async (t) => {
   const contents = contentsOf(['manifest.json', 'commands/df.txt', 'commands/nested/x.txt', 'commands/notes.md', 'logs/a.log']);
-  t.same(contents.files.map((f) => f.value), ['commands/df.txt', 'commands/nested/x.txt', 'commands/notes.md', 'logs/a.log', 'manifest.json']);
-  t.same(contents.commands.map((c) => c.value), ['df']);
+  t.same(
+    contents.files.map((f) => f.value),
+    ['commands/df.txt', 'commands/nested/x.txt', 'commands/notes.md', 'logs/a.log', 'manifest.json'],
+  );
+  t.same(
+    contents.commands.map((c) => c.value),
+    ['df'],
+  );
   t.match(contents.commands[0]!.id, /^[0-9a-f]{12}$/);
   t.equal(new Set(contents.files.map((f) => f.id)).size, 5);
 });

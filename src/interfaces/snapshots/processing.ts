@@ -7,7 +7,13 @@ import type { Database } from '../../stores/database.ts';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, type Manifest, type RuleSet } from './engine/index.ts';
 import { createWorkerRunner, WorkerCrash, type ProcessingRunner } from './processing-runner.ts';
 import type { ProcessingReply, ProcessingTask } from './processing-task.ts';
-import { snapshotStore as store, type ContentEntry, type DeviceFields, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
+import {
+  snapshotStore as store,
+  type ContentEntry,
+  type DeviceFields,
+  type SnapshotContents,
+  type SnapshotRecord,
+} from './snapshot-store.ts';
 
 /** The uploaded archive and the unpacked snapshot inside a snapshot's folder `<data dir>/<id>/`. */
 export const ARCHIVE_NAME = 'upload.tgz';
@@ -95,7 +101,10 @@ export async function folderBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of entries) {
     if (!entry.isFile()) continue;
-    total += await lstat(join(entry.parentPath, entry.name)).then((s) => s.size, () => 0);
+    total += await lstat(join(entry.parentPath, entry.name)).then(
+      (s) => s.size,
+      () => 0,
+    );
   }
   return total;
 }
@@ -178,7 +187,11 @@ export function createSnapshotProcessor(options: SnapshotProcessorOptions) {
       return await running;
     } catch (error) {
       if (cancel.signal.aborted) return undefined;
-      if (error instanceof WorkerCrash) logger.warn({ snapshotId: id, error: error.message, cause: (error.cause as Error | undefined)?.message }, 'a snapshot processing thread crashed');
+      if (error instanceof WorkerCrash)
+        logger.warn(
+          { snapshotId: id, error: error.message, cause: (error.cause as Error | undefined)?.message },
+          'a snapshot processing thread crashed',
+        );
       throw error; // a crash, or the job stopped (its signal): the job port decides whether to try again
     } finally {
       stopWatching();
@@ -193,7 +206,11 @@ export function createSnapshotProcessor(options: SnapshotProcessorOptions) {
     const files = join(folderOf(id), FILES_FOLDER);
     // What an interrupted run of this job unpacked (the engine needs an empty destination).
     await rm(files, { recursive: true, force: true });
-    const reply = await runTask(id, { kind: 'unpack', archivePath: join(folderOf(id), ARCHIVE_NAME), filesDir: files, limits, rules: ruleSet.source }, signal);
+    const reply = await runTask(
+      id,
+      { kind: 'unpack', archivePath: join(folderOf(id), ARCHIVE_NAME), filesDir: files, limits, rules: ruleSet.source },
+      signal,
+    );
     if (!reply) {
       await removeFolder(id);
       logger.info({ snapshotId: id }, 'snapshot deleted while it was processed; its processing is stopped and its files are removed');
@@ -224,7 +241,11 @@ export function createSnapshotProcessor(options: SnapshotProcessorOptions) {
 
   async function reevaluate(record: SnapshotRecord, signal: AbortSignal): Promise<void> {
     const ruleSet = options.ruleSet();
-    const reply = await runTask(record.id, { kind: 'evaluate', filesDir: join(folderOf(record.id), FILES_FOLDER), rules: ruleSet.source }, signal);
+    const reply = await runTask(
+      record.id,
+      { kind: 'evaluate', filesDir: join(folderOf(record.id), FILES_FOLDER), rules: ruleSet.source },
+      signal,
+    );
     if (!reply) return; // deleted meanwhile: the delete removes its folder
     if (!reply.ok) {
       // The stored diagnostics stay (of their own version); the next start tries again.
@@ -232,7 +253,10 @@ export function createSnapshotProcessor(options: SnapshotProcessorOptions) {
       return;
     }
     if (await store.refresh(db, record.id, reply.output)) {
-      logger.info({ snapshotId: record.id, from: record.rulesVersion, to: ruleSet.version }, 'snapshot evaluated again with a new rule set');
+      logger.info(
+        { snapshotId: record.id, from: record.rulesVersion, to: ruleSet.version },
+        'snapshot evaluated again with a new rule set',
+      );
     }
   }
 

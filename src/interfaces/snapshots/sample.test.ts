@@ -20,12 +20,28 @@ t.test('the sample hits rules of every importance, and misses the rest', async (
   if (!loaded.ok) throw new Error(loaded.message);
   const { output, record } = await loadSample(loaded.ruleSet);
   const hits = output.diagnostics.diagnostic.filter((d) => d.run_data.match);
-  const byImportance = (level: string) => hits.filter((d) => d.run_data.h_importance === level).map((d) => d.name).sort();
+  const byImportance = (level: string) =>
+    hits
+      .filter((d) => d.run_data.h_importance === level)
+      .map((d) => d.name)
+      .sort();
   for (const [level, names] of Object.entries(EXPECTED_HITS)) t.same(byImportance(level), [...names].sort(), `${level} hits`);
   t.equal(output.diagnostics.hit_count, 10);
   t.equal(output.diagnostics.miss_count, loaded.ruleSet.rules.length - 10);
-  t.ok(hits.every((d) => d.output.length > 0), 'every hit says where');
-  t.match(record, { id: '0', account: '*', hostname: 'sample.example.com', chassisSerial: 'sample0000s', status: 'COMPLETE', description: 'Sample snapshot (shared, read-only)', uploadedBy: 'Portolan', uploadedAtMs: Date.parse('2025-01-06T00:00:00Z') });
+  t.ok(
+    hits.every((d) => d.output.length > 0),
+    'every hit says where',
+  );
+  t.match(record, {
+    id: '0',
+    account: '*',
+    hostname: 'sample.example.com',
+    chassisSerial: 'sample0000s',
+    status: 'COMPLETE',
+    description: 'Sample snapshot (shared, read-only)',
+    uploadedBy: 'Portolan',
+    uploadedAtMs: Date.parse('2025-01-06T00:00:00Z'),
+  });
 });
 
 t.test('the sample is a valid snapshot: packed as an archive, the engine unpacks it', async (t) => {
@@ -52,7 +68,10 @@ t.test('every account lists the sample first and reads it; it cannot be changed 
   const file = await service.file('bob', '0', declarations.id);
   t.match(Buffer.from(file!.content, 'base64').toString(), /"reports_pool"/);
   const commands = await service.commands('bob', '0');
-  t.same(commands?.map((c) => c.value), ['df', 'license', 'memory', 'ntp', 'uptime', 'version']);
+  t.same(
+    commands?.map((c) => c.value),
+    ['df', 'license', 'memory', 'ntp', 'uptime', 'version'],
+  );
   const uptime = await service.command('bob', '0', commands!.find((c) => c.value === 'uptime')!.id);
   t.match(Buffer.from(uptime!.output, 'base64').toString(), /up 412 days/);
 

@@ -46,7 +46,10 @@ async function sessionSuite(t: TapTest, url: string) {
     t.equal(await sessions.verify(''), undefined, 'empty');
     t.equal(await sessions.verify(`${token}x`), undefined, 'a real value with one character more');
     // A store that fails every call proves the 1000-character value never reaches it (nor the hash).
-    const failing = createSessionStore({ ...db, query: () => Promise.reject(new Error('looked up')), execute: () => Promise.reject(new Error('looked up')) }, { clock: createFakeClock(), lifetimeSeconds: LIFETIME_S, idleSeconds: IDLE_S });
+    const failing = createSessionStore(
+      { ...db, query: () => Promise.reject(new Error('looked up')), execute: () => Promise.reject(new Error('looked up')) },
+      { clock: createFakeClock(), lifetimeSeconds: LIFETIME_S, idleSeconds: IDLE_S },
+    );
     t.equal(await failing.verify('a'.repeat(1000)), undefined, 'a 1000-character cookie is refused before any lookup');
     t.equal(await failing.verify('a'.repeat(257)), undefined, 'one over the limit too');
     await t.rejects(failing.verify('a'.repeat(256)), /looked up/, 'at the limit it is looked up');
@@ -105,7 +108,11 @@ async function sessionSuite(t: TapTest, url: string) {
     }
     clock.advance(100_000);
     await sessions.create('diagnostics/latest');
-    t.same((await db.query('SELECT account FROM diagnostics_sessions')).map((r) => r.account), ['diagnostics/latest'], 'a row past its lifetime goes too, however recently used');
+    t.same(
+      (await db.query('SELECT account FROM diagnostics_sessions')).map((r) => r.account),
+      ['diagnostics/latest'],
+      'a row past its lifetime goes too, however recently used',
+    );
   });
 }
 

@@ -78,7 +78,11 @@ export function createSessionStore(db: Database, options: SessionStoreOptions): 
       if (!row) return undefined;
       if (Number(row.expires_at_ms) <= now || now - Number(row.last_seen_ms) >= idleMs) {
         // Only if it is still over: another process may have touched it since the read.
-        await db.execute('DELETE FROM diagnostics_sessions WHERE token_hash = $1 AND (expires_at_ms <= $2 OR last_seen_ms <= $3)', [hash, now, now - idleMs]);
+        await db.execute('DELETE FROM diagnostics_sessions WHERE token_hash = $1 AND (expires_at_ms <= $2 OR last_seen_ms <= $3)', [
+          hash,
+          now,
+          now - idleMs,
+        ]);
         return undefined;
       }
       // Never moves last_seen backwards (two processes, two requests).

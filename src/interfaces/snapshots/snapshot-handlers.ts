@@ -17,7 +17,8 @@ const XML_OR_JSON: readonly Format[] = ['xml', 'json'];
 const EVERY_FORMAT: readonly Format[] = ['xml', 'json', 'pdf', 'csv'];
 /** A snapshot is kept a year after its upload (designed, as the real service shows an expiration date). */
 const KEPT_MS = 365 * 24 * 3600 * 1000;
-const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+const EMAIL =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 
 type Body = 'snapshot' | 'snapshot_ids' | 'snapshot_processing' | 'files' | 'commands' | 'file' | 'command';
 const XML_OF: Readonly<Record<Body, (value: never) => string>> = {
@@ -78,7 +79,10 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
       description: r.description,
       support_case: r.supportCase,
       generation_date: r.generationDate || uploaded,
-      upload: { performed_by: { name: user, email: EMAIL.test(user) ? user : `${user.replace(/[^A-Za-z0-9._-]/g, '_') || 'user'}@users.invalid` }, date: uploaded },
+      upload: {
+        performed_by: { name: user, email: EMAIL.test(user) ? user : `${user.replace(/[^A-Za-z0-9._-]/g, '_') || 'user'}@users.invalid` },
+        date: uploaded,
+      },
       expiration_date: new Date(r.uploadedAtMs + KEPT_MS).toISOString(),
       processing_status: r.status === 'ERROR' ? 'ERROR' : 'COMPLETE',
       processing_messages: r.messages,
@@ -89,25 +93,40 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
   };
 
   const processing = (format: Format, id: string) =>
-    answer(202, format, 'snapshot_processing', { id, processing_status: 'PROCESSING', message: 'The snapshot is being processed.' }, { 'retry-after': '2' });
+    answer(
+      202,
+      format,
+      'snapshot_processing',
+      { id, processing_status: 'PROCESSING', message: 'The snapshot is being processed.' },
+      { 'retry-after': '2' },
+    );
 
   /**
    * The seed's states for anything read from a snapshot: unknown 404, processing 202, failed 422 (the
    * record for GET of the snapshot itself, an error for its parts), else the ready record.
    */
-  async function ready(request: HandlerRequest, format: Format, id: string, failedWithRecord = false): Promise<{ ok: true; record: SnapshotRecord } | { ok: false; response: HandlerResponse }> {
+  async function ready(
+    request: HandlerRequest,
+    format: Format,
+    id: string,
+    failedWithRecord = false,
+  ): Promise<{ ok: true; record: SnapshotRecord } | { ok: false; response: HandlerResponse }> {
     const found = await service.get(request.principal!, id);
     if (!found) return { ok: false, response: errorAnswer(request, 404, `Snapshot ${id} was not found.`) };
     if (found.status === 'PROCESSING') return { ok: false, response: processing(format === 'json' ? 'json' : 'xml', id) };
     if (found.status === 'ERROR') {
       if (failedWithRecord) return { ok: false, response: answer(422, format, 'snapshot', record(request, found)) };
-      return { ok: false, response: errorAnswer(request, 422, `Processing of snapshot ${id} failed: ${found.messages.join(' ') || 'no message'}`) };
+      return {
+        ok: false,
+        response: errorAnswer(request, 422, `Processing of snapshot ${id} failed: ${found.messages.join(' ') || 'no message'}`),
+      };
     }
     return { ok: true, record: found };
   }
 
   /** Wraps a handler with the Accept negotiation: 406 before anything else. */
-  const negotiated = (offered: readonly Format[], handle: (request: HandlerRequest, format: Format) => Promise<HandlerResponse>): Handler =>
+  const negotiated =
+    (offered: readonly Format[], handle: (request: HandlerRequest, format: Format) => Promise<HandlerResponse>): Handler =>
     async (request) => {
       const format = negotiate(request.headers.accept, offered);
       return format ? handle(request, format) : notAcceptable(request, offered);
@@ -124,17 +143,25 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
   return {
     /** 406 for an Accept the API cannot serve (XML or JSON offered). */
     notAcceptable: (request: HandlerRequest) => notAcceptable(request, XML_OR_JSON),
-    listSnapshots: negotiated(XML_OR_JSON, async (request, format) => answer(200, format, 'snapshot_ids', { id: await service.list(request.principal!) })),
+    listSnapshots: negotiated(XML_OR_JSON, async (request, format) =>
+      answer(200, format, 'snapshot_ids', { id: await service.list(request.principal!) }),
+    ),
 
     uploadSnapshot: negotiated(XML_OR_JSON, async (request) => {
       if (!request.bodyStream) return errorAnswer(request, 400, 'The multipart file field snapshot is required.');
       const { 'content-type': contentType, 'content-length': contentLength } = request.headers;
-      const outcome = await service.upload(request.principal!, request.principal!, { contentType, stream: request.bodyStream, contentLength });
+      const outcome = await service.upload(request.principal!, request.principal!, {
+        contentType,
+        stream: request.bodyStream,
+        contentLength,
+      });
       if (!outcome.ok) return errorAnswer(request, outcome.status, outcome.message);
       return { status: 302, headers: { location: `${base(request)}${API}/${outcome.id}` } };
     }),
 
-    deleteAllSnapshots: negotiated(XML_OR_JSON, async (request, format) => answer(200, format, 'snapshot_ids', { id: await service.removeAll(request.principal!) })),
+    deleteAllSnapshots: negotiated(XML_OR_JSON, async (request, format) =>
+      answer(200, format, 'snapshot_ids', { id: await service.removeAll(request.principal!) }),
+    ),
 
     getSnapshot: negotiated(XML_OR_JSON, async (request, format) => {
       const state = await ready(request, format, request.params.snapshotId!, true);
@@ -148,7 +175,12 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
       if (typeof body.description === 'string') patch.description = body.description;
       if (typeof body.support_case === 'string') patch.support_case = body.support_case;
       if (body.visible_in_gui !== undefined) {
-        const visible = body.visible_in_gui === true || body.visible_in_gui === 'true' ? true : body.visible_in_gui === false || body.visible_in_gui === 'false' ? false : undefined;
+        const visible =
+          body.visible_in_gui === true || body.visible_in_gui === 'true'
+            ? true
+            : body.visible_in_gui === false || body.visible_in_gui === 'false'
+              ? false
+              : undefined;
         if (visible === undefined) return errorAnswer(request, 400, 'visible_in_gui must be true or false.');
         patch.visible_in_gui = visible;
       }
@@ -181,27 +213,50 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
         case 'xml':
           return { status: 200, body: xml.diagnosticsXml(output), contentType: MEDIA_TYPES.xml };
         case 'csv':
-          return { status: 200, body: diagnosticsCsv(output), contentType: MEDIA_TYPES.csv, headers: { 'content-disposition': `attachment; filename="snapshot-${id}-diagnostics.csv"` } };
+          return {
+            status: 200,
+            body: diagnosticsCsv(output),
+            contentType: MEDIA_TYPES.csv,
+            headers: { 'content-disposition': `attachment; filename="snapshot-${id}-diagnostics.csv"` },
+          };
         case 'pdf': {
           const r = state.record;
-          const pdf = await diagnosticsPdf(output, { id, hostname: r.hostname, chassisSerial: r.chassisSerial, platform: r.platform, version: r.version, generationDate: r.generationDate });
-          return { status: 200, body: pdf, contentType: MEDIA_TYPES.pdf, headers: { 'content-disposition': `attachment; filename="snapshot-${id}-diagnostics.pdf"` } };
+          const pdf = await diagnosticsPdf(output, {
+            id,
+            hostname: r.hostname,
+            chassisSerial: r.chassisSerial,
+            platform: r.platform,
+            version: r.version,
+            generationDate: r.generationDate,
+          });
+          return {
+            status: 200,
+            body: pdf,
+            contentType: MEDIA_TYPES.pdf,
+            headers: { 'content-disposition': `attachment; filename="snapshot-${id}-diagnostics.pdf"` },
+          };
         }
       }
     }),
 
-    listSnapshotFiles: whenReady(async (request, format, id) => answer(200, format, 'files', { file: (await service.files(request.principal!, id)) ?? [] })),
+    listSnapshotFiles: whenReady(async (request, format, id) =>
+      answer(200, format, 'files', { file: (await service.files(request.principal!, id)) ?? [] }),
+    ),
 
     getSnapshotFile: whenReady(async (request, format, id) => {
       const file = await service.file(request.principal!, id, request.params.fileId!);
       return file ? answer(200, format, 'file', file) : errorAnswer(request, 404, `Snapshot ${id} has no item ${request.params.fileId}.`);
     }),
 
-    listSnapshotCommands: whenReady(async (request, format, id) => answer(200, format, 'commands', { command: (await service.commands(request.principal!, id)) ?? [] })),
+    listSnapshotCommands: whenReady(async (request, format, id) =>
+      answer(200, format, 'commands', { command: (await service.commands(request.principal!, id)) ?? [] }),
+    ),
 
     getSnapshotCommand: whenReady(async (request, format, id) => {
       const command = await service.command(request.principal!, id, request.params.commandId!);
-      return command ? answer(200, format, 'command', command) : errorAnswer(request, 404, `Snapshot ${id} has no item ${request.params.commandId}.`);
+      return command
+        ? answer(200, format, 'command', command)
+        : errorAnswer(request, 404, `Snapshot ${id} has no item ${request.params.commandId}.`);
     }),
   };
 }

@@ -102,7 +102,11 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
   /** Removes the folder, then the row (a stop in between leaves a row whose lease lapses: the sweep ends it). */
   const discard = async (id: string) => {
     await removeSnapshotFolder(dataDir, id, logger);
-    await uploadStore.end(db, id, owner.id).catch((error: unknown) => logger.warn({ snapshotId: id, error: (error as Error).message }, 'ending an upload row failed; the sweep removes it'));
+    await uploadStore
+      .end(db, id, owner.id)
+      .catch((error: unknown) =>
+        logger.warn({ snapshotId: id, error: (error as Error).message }, 'ending an upload row failed; the sweep removes it'),
+      );
   };
 
   return {
@@ -140,7 +144,14 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
 
       let received;
       try {
-        received = await receiveUpload({ contentType: body.contentType, stream: body.stream, maxBytes: options.maxUploadBytes, destination: async () => join(folderOf(id), ARCHIVE_NAME), admit, ...(options.openFile ? { openFile: options.openFile } : {}) });
+        received = await receiveUpload({
+          contentType: body.contentType,
+          stream: body.stream,
+          maxBytes: options.maxUploadBytes,
+          destination: async () => join(folderOf(id), ARCHIVE_NAME),
+          admit,
+          ...(options.openFile ? { openFile: options.openFile } : {}),
+        });
       } catch (error) {
         releaseLease();
         await discard(id);
@@ -149,7 +160,9 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
       releaseLease();
       if (lost) {
         await discard(id);
-        throw new UploadLost(`Upload ${id} was removed by another process while it arrived (this process did not renew its lease in time).`);
+        throw new UploadLost(
+          `Upload ${id} was removed by another process while it arrived (this process did not renew its lease in time).`,
+        );
       }
       if (!received.ok) {
         await discard(id);
@@ -177,7 +190,8 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
       try {
         // The upload row becomes the snapshot row: its reservation is replaced by the file's size, at once.
         await db.transaction(async (tx) => {
-          if (!(await uploadStore.end(tx, id, owner.id))) throw new UploadLost(`Upload ${id} was removed by another process before it was saved.`);
+          if (!(await uploadStore.end(tx, id, owner.id)))
+            throw new UploadLost(`Upload ${id} was removed by another process before it was saved.`);
           await store.insert(tx, record);
           await options.enqueue(tx, id);
         });

@@ -46,7 +46,11 @@ t.test('an update sets the fields given, in any state, and the same update twice
 
   const service = await testService(store);
   const record = await processed(service, 'alice', id);
-  t.match(record, { status: 'COMPLETE', description: 'Before the upgrade window', supportCase: 'C-20260101-0042' }, 'kept through processing');
+  t.match(
+    record,
+    { status: 'COMPLETE', description: 'Before the upgrade window', supportCase: 'C-20260101-0042' },
+    'kept through processing',
+  );
   const hidden = await service.update('alice', id, { visible_in_gui: false, support_case: '' });
   t.match(hidden, { visibleInGui: false, supportCase: '', description: 'Before the upgrade window' });
   t.same(await service.update('alice', id, { visible_in_gui: false, support_case: '' }), hidden);
@@ -65,7 +69,11 @@ t.test('delete-all removes the account’s snapshots in every state, their folde
   t.same(await service.list('alice'), ['0']);
   t.same(await service.removeAll('alice'), [], 'again: nothing more');
   t.same(await tree(store.dataDir), [bobs, `${bobs}/upload.tgz`], 'only bob’s folder is left');
-  t.same(await store.db.query("SELECT payload FROM jobs WHERE state = 'queued'"), [{ payload: JSON.stringify({ id: bobs }) }], 'only bob’s job waits');
+  t.same(
+    await store.db.query("SELECT payload FROM jobs WHERE state = 'queued'"),
+    [{ payload: JSON.stringify({ id: bobs }) }],
+    'only bob’s job waits',
+  );
   t.equal(await service.remove('alice', done), 'not-found');
 });
 
@@ -101,21 +109,27 @@ t.test('the basic flow on PostgreSQL', async (t) => {
   if (url) await basicFlow(t, url);
 });
 
-t.test('at start, the folder an upload left without its row is removed once it is a day old; younger ones and real snapshots stay', async (t) => {
-  const store = await testStore(t);
-  const first = await testService(store, { concurrency: 0 }); // its upload stays queued, its folder kept
-  const id = await uploaded(first, 'alice', healthyArchive());
-  await first.stop();
-  const now = store.clock.nowMs() / 1000;
-  const old = now - 3 * 86_400;
-  for (const [orphan, ageSeconds] of [['900', 2 * 86_400], ['901', 3600]] as const) {
-    await mkdir(join(store.dataDir, orphan), { recursive: true });
-    await writeFile(join(store.dataDir, orphan, 'upload.tgz'), 'partial');
-    await utimes(join(store.dataDir, orphan), now - ageSeconds, now - ageSeconds);
-  }
-  await utimes(join(store.dataDir, id), old, old);
-  await testService(store, { concurrency: 0 });
-  t.notOk(existsSync(join(store.dataDir, '900')), 'a day-old orphan is removed');
-  t.ok(existsSync(join(store.dataDir, '901')), 'an upload that may still be arriving stays');
-  t.ok(existsSync(join(store.dataDir, id)), 'a snapshot with its row stays, however old');
-});
+t.test(
+  'at start, the folder an upload left without its row is removed once it is a day old; younger ones and real snapshots stay',
+  async (t) => {
+    const store = await testStore(t);
+    const first = await testService(store, { concurrency: 0 }); // its upload stays queued, its folder kept
+    const id = await uploaded(first, 'alice', healthyArchive());
+    await first.stop();
+    const now = store.clock.nowMs() / 1000;
+    const old = now - 3 * 86_400;
+    for (const [orphan, ageSeconds] of [
+      ['900', 2 * 86_400],
+      ['901', 3600],
+    ] as const) {
+      await mkdir(join(store.dataDir, orphan), { recursive: true });
+      await writeFile(join(store.dataDir, orphan, 'upload.tgz'), 'partial');
+      await utimes(join(store.dataDir, orphan), now - ageSeconds, now - ageSeconds);
+    }
+    await utimes(join(store.dataDir, id), old, old);
+    await testService(store, { concurrency: 0 });
+    t.notOk(existsSync(join(store.dataDir, '900')), 'a day-old orphan is removed');
+    t.ok(existsSync(join(store.dataDir, '901')), 'an upload that may still be arriving stays');
+    t.ok(existsSync(join(store.dataDir, id)), 'a snapshot with its row stays, however old');
+  },
+);

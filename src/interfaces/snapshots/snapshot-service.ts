@@ -14,7 +14,15 @@ import { createSnapshotProcessor, FILES_FOLDER, removeSnapshotFolder, snapshotFo
 import type { ProcessingRunner } from './processing-runner.ts';
 import { loadSample, SAMPLE_ID, type Sample } from './sample.ts';
 import { DEFAULT_SNAPSHOT_MAX_ATTEMPTS } from './settings.ts';
-import { jobIdPrefix, PROCESSING_QUEUE, snapshotStore as store, type ContentEntry, type MetadataPatch, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
+import {
+  jobIdPrefix,
+  PROCESSING_QUEUE,
+  snapshotStore as store,
+  type ContentEntry,
+  type MetadataPatch,
+  type SnapshotContents,
+  type SnapshotRecord,
+} from './snapshot-store.ts';
 import { createSnapshotIntake, type UploadBody, type UploadOutcome } from './snapshot-intake.ts';
 import { processLiveness, thisMachine, type OwnerLiveness, type UploadOwner } from './upload-owner.ts';
 import { createUploadSweeper } from './upload-sweep.ts';
@@ -106,11 +114,26 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
   const machine = thisMachine();
   const uploadOwner: UploadOwner = { id: options.owner, machine, pid: process.pid };
   const intake = createSnapshotIntake({
-    db, clock, timers, logger, dataDir, maxUploadBytes, quota, owner: uploadOwner, leaseMs: options.leaseMs, enqueue,
+    db,
+    clock,
+    timers,
+    logger,
+    dataDir,
+    maxUploadBytes,
+    quota,
+    owner: uploadOwner,
+    leaseMs: options.leaseMs,
+    enqueue,
     ...(options.openUploadFile ? { openFile: options.openUploadFile } : {}),
   });
   const sweeper = createUploadSweeper({
-    db, clock, timers, logger, dataDir, owner: options.owner, everyMs: options.leaseMs,
+    db,
+    clock,
+    timers,
+    logger,
+    dataDir,
+    owner: options.owner,
+    everyMs: options.leaseMs,
     isGone: options.ownerLiveness ?? processLiveness(machine, process.pid),
   });
 
@@ -247,7 +270,11 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     },
 
     /** One file with at most 4 MiB of its content (base64); `size` is the whole file's. */
-    async file(account: string, id: string, fileId: string): Promise<{ id: string; value: string; size: number; truncated: boolean; content: string } | undefined> {
+    async file(
+      account: string,
+      id: string,
+      fileId: string,
+    ): Promise<{ id: string; value: string; size: number; truncated: boolean; content: string } | undefined> {
       const found = await located(account, id);
       const entry = found?.contents.files.find((f) => f.id === fileId);
       if (!found || !entry) return undefined;

@@ -95,7 +95,9 @@ const recordOf = (row: RawSnapshot): SnapshotRecord => ({
 export const snapshotStore = {
   /** Takes the next snapshot id (1, 2, ...), unique across every process on the store. */
   async nextId(db: Database): Promise<string> {
-    const [row] = await db.query<{ last_id: string }>("UPDATE snapshot_id_counter SET last_id = last_id + 1 WHERE name = 'snapshots' RETURNING CAST(last_id AS TEXT) AS last_id");
+    const [row] = await db.query<{ last_id: string }>(
+      "UPDATE snapshot_id_counter SET last_id = last_id + 1 WHERE name = 'snapshots' RETURNING CAST(last_id AS TEXT) AS last_id",
+    );
     if (!row) throw new Error('The snapshot id counter is missing (migration 602 was not applied).');
     return row.last_id;
   },
@@ -104,9 +106,23 @@ export const snapshotStore = {
     await db.execute(
       `INSERT INTO snapshots (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
       [
-        record.id, record.account, record.fileName, record.fileSize, record.description, record.supportCase, record.visibleInGui, record.status,
-        JSON.stringify(record.messages), record.hostname, record.chassisSerial, record.platform, record.version, record.generationDate,
-        record.uploadedBy, record.uploadedAtMs, record.rulesVersion ?? null,
+        record.id,
+        record.account,
+        record.fileName,
+        record.fileSize,
+        record.description,
+        record.supportCase,
+        record.visibleInGui,
+        record.status,
+        JSON.stringify(record.messages),
+        record.hostname,
+        record.chassisSerial,
+        record.platform,
+        record.version,
+        record.generationDate,
+        record.uploadedBy,
+        record.uploadedAtMs,
+        record.rulesVersion ?? null,
       ],
     );
   },
@@ -123,13 +139,19 @@ export const snapshotStore = {
 
   /** The stored diagnostics (`all`) of a COMPLETE snapshot of the account. */
   async diagnostics(db: Database, account: string, id: string): Promise<DiagnosticOutput | undefined> {
-    const [row] = await db.query<{ diagnostics: string | null }>("SELECT diagnostics FROM snapshots WHERE account = $1 AND id = $2 AND status = 'COMPLETE'", [account, id]);
+    const [row] = await db.query<{ diagnostics: string | null }>(
+      "SELECT diagnostics FROM snapshots WHERE account = $1 AND id = $2 AND status = 'COMPLETE'",
+      [account, id],
+    );
     return row?.diagnostics ? (JSON.parse(row.diagnostics) as DiagnosticOutput) : undefined;
   },
 
   /** The files and commands of a COMPLETE snapshot of the account. */
   async contents(db: Database, account: string, id: string): Promise<SnapshotContents | undefined> {
-    const [row] = await db.query<{ contents: string | null }>("SELECT contents FROM snapshots WHERE account = $1 AND id = $2 AND status = 'COMPLETE'", [account, id]);
+    const [row] = await db.query<{ contents: string | null }>(
+      "SELECT contents FROM snapshots WHERE account = $1 AND id = $2 AND status = 'COMPLETE'",
+      [account, id],
+    );
     return row?.contents ? (JSON.parse(row.contents) as SnapshotContents) : undefined;
   },
 
@@ -170,11 +192,29 @@ export const snapshotStore = {
    * Records a processed snapshot with the measured size of its unpacked files (for the quota); false when it
    * is no longer PROCESSING (deleted, or finished by an earlier run).
    */
-  async complete(db: Database, id: string, device: DeviceFields, output: DiagnosticOutput, contents: SnapshotContents, storedBytes: number): Promise<boolean> {
+  async complete(
+    db: Database,
+    id: string,
+    device: DeviceFields,
+    output: DiagnosticOutput,
+    contents: SnapshotContents,
+    storedBytes: number,
+  ): Promise<boolean> {
     const { rowCount } = await db.execute(
       `UPDATE snapshots SET status = 'COMPLETE', messages = '[]', hostname = $2, chassis_serial = $3, platform = $4, version = $5, generation_date = $6,
   rules_version = $7, diagnostics = $8, contents = $9, stored_bytes = $10 WHERE id = $1 AND status = 'PROCESSING'`,
-      [id, device.hostname, device.chassisSerial, device.platform, device.version, device.generationDate, output.version, JSON.stringify(output), JSON.stringify(contents), storedBytes],
+      [
+        id,
+        device.hostname,
+        device.chassisSerial,
+        device.platform,
+        device.version,
+        device.generationDate,
+        output.version,
+        JSON.stringify(output),
+        JSON.stringify(contents),
+        storedBytes,
+      ],
     );
     return rowCount === 1;
   },
@@ -191,11 +231,10 @@ export const snapshotStore = {
 
   /** Replaces the diagnostics of a COMPLETE snapshot evaluated with another rule set. */
   async refresh(db: Database, id: string, output: DiagnosticOutput): Promise<boolean> {
-    const { rowCount } = await db.execute("UPDATE snapshots SET rules_version = $2, diagnostics = $3 WHERE id = $1 AND status = 'COMPLETE'", [
-      id,
-      output.version,
-      JSON.stringify(output),
-    ]);
+    const { rowCount } = await db.execute(
+      "UPDATE snapshots SET rules_version = $2, diagnostics = $3 WHERE id = $1 AND status = 'COMPLETE'",
+      [id, output.version, JSON.stringify(output)],
+    );
     return rowCount === 1;
   },
 
@@ -209,7 +248,9 @@ export const snapshotStore = {
 
   /** COMPLETE snapshots whose unpacked size was never measured (processed before migration 603). */
   async unmeasuredIds(db: Database): Promise<string[]> {
-    const rows = await db.query<{ id: string }>("SELECT id FROM snapshots WHERE status = 'COMPLETE' AND stored_bytes IS NULL ORDER BY LENGTH(id), id");
+    const rows = await db.query<{ id: string }>(
+      "SELECT id FROM snapshots WHERE status = 'COMPLETE' AND stored_bytes IS NULL ORDER BY LENGTH(id), id",
+    );
     return rows.map((r) => r.id);
   },
 

@@ -114,16 +114,32 @@ export async function loginOverHttp(t: TapTest, start: StartLoginSystem): Promis
     });
 
     t.test('a browser page of the service logs in; a page of another site gets 403 and no cookie', async (t) => {
-      const own = await login(system, { userid: 'alice@example.com', passwd: 'alice pw' }, { origin: system.loginUrl, 'sec-fetch-site': 'same-origin' });
-      t.equal(own.status, 302, 'the login role\'s own origin');
+      const own = await login(
+        system,
+        { userid: 'alice@example.com', passwd: 'alice pw' },
+        { origin: system.loginUrl, 'sec-fetch-site': 'same-origin' },
+      );
+      t.equal(own.status, 302, "the login role's own origin");
       await own.arrayBuffer();
-      const api = await login(system, { userid: 'alice@example.com', passwd: 'alice pw' }, { origin: system.diagnosticsUrl, 'sec-fetch-site': 'same-site' });
+      const api = await login(
+        system,
+        { userid: 'alice@example.com', passwd: 'alice pw' },
+        { origin: system.diagnosticsUrl, 'sec-fetch-site': 'same-site' },
+      );
       t.equal(api.status, 302, "the diagnostics role's origin (its /docs page)");
       await api.arrayBuffer();
-      const other = await login(system, { userid: 'alice@example.com', passwd: 'alice pw' }, { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site', accept: JSON_TYPE });
+      const other = await login(
+        system,
+        { userid: 'alice@example.com', passwd: 'alice pw' },
+        { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site', accept: JSON_TYPE },
+      );
       t.equal(other.status, 403);
       t.same(other.headers.getSetCookie(), [], 'no Set-Cookie at all');
-      t.same(await other.json(), { code: 403, message: 'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.' });
+      t.same(await other.json(), {
+        code: 403,
+        message:
+          'Login refused: the request comes from another site (Origin, Referer or Sec-Fetch-Site). Log in from a page of this service or from a script.',
+      });
     });
 
     t.test('the administrative account logs in too', async (t) => {
@@ -145,7 +161,12 @@ export async function loginOverHttp(t: TapTest, start: StartLoginSystem): Promis
         const [a, b] = [await comparable(wrong), await comparable(unknown)];
         t.same(a, b, `the same status, headers and body (${accept ?? 'no Accept'})`);
         const text = Buffer.from(a.body, 'hex').toString('utf8');
-        t.equal(text, accept ? '{"code":401,"message":"Invalid user id or password."}' : '<error><code>401</code><message>Invalid user id or password.</message></error>');
+        t.equal(
+          text,
+          accept
+            ? '{"code":401,"message":"Invalid user id or password."}'
+            : '<error><code>401</code><message>Invalid user id or password.</message></error>',
+        );
         t.notMatch(text, /alice|nobody|pw/, 'nothing of the request is repeated');
       }
     });
@@ -165,7 +186,10 @@ export async function loginOverHttp(t: TapTest, start: StartLoginSystem): Promis
     t.equal(answer.status, 302);
     await answer.arrayBuffer();
     const cookies = answer.headers.getSetCookie();
-    t.match(cookies[0], new RegExp(`^ssosession=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${LIFETIME_S}; Domain=example.com; Secure$`));
+    t.match(
+      cookies[0],
+      new RegExp(`^ssosession=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${LIFETIME_S}; Domain=example.com; Secure$`),
+    );
     t.equal(cookies[1], `sso_completed=1; Path=/; SameSite=Lax; Max-Age=${LIFETIME_S}; Domain=example.com; Secure`);
   });
 

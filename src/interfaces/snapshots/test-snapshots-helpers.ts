@@ -27,14 +27,19 @@ export function multipart(parts: readonly Part[]): Buffer {
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.fileName === undefined ? '' : `; filename="${part.fileName}"`}`;
     const type = part.fileName === undefined ? '' : 'Content-Type: application/octet-stream\r\n';
-    chunks.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), Buffer.from(part.body), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`),
+      Buffer.from(part.body),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
   return Buffer.concat(chunks);
 }
 
 /** The body of one `snapshot` file part. */
-export const snapshotBody = (archive: Buffer, fileName = 'device.snapshot.tgz') => multipart([{ name: 'snapshot', body: archive, fileName }]);
+export const snapshotBody = (archive: Buffer, fileName = 'device.snapshot.tgz') =>
+  multipart([{ name: 'snapshot', body: archive, fileName }]);
 
 /** A request body that delivers `bytes` in chunks of `chunk` bytes, then ends. */
 export const bodyOf = (bytes: Buffer, chunk = 64 * 1024) => Readable.from(chunksOf(bytes, chunk), { objectMode: false });
@@ -70,7 +75,10 @@ export async function until<T>(check: () => Promise<T | undefined | false>, what
 
 /** Waits until no processing job is waiting or running (a job cleans up after it has recorded its outcome). */
 export const jobsSettled = (store: TestStore): Promise<true> =>
-  until(async () => (await store.db.query("SELECT id FROM jobs WHERE state IN ('queued', 'running')")).length === 0 || undefined, 'every job has ended');
+  until(
+    async () => (await store.db.query("SELECT id FROM jobs WHERE state IN ('queued', 'running')")).length === 0 || undefined,
+    'every job has ended',
+  );
 
 /** Every path under `dir` (empty when it does not exist), sorted. */
 export async function tree(dir: string): Promise<string[]> {
@@ -103,7 +111,10 @@ export async function testStore(t: TapTest, url?: string): Promise<TestStore> {
 let owners = 0;
 
 /** A snapshot service on `store`, stopped when the test ends; started unless `start` is false. */
-export async function testService(store: TestStore, options: Partial<SnapshotServiceOptions> & { start?: boolean } = {}): Promise<SnapshotService> {
+export async function testService(
+  store: TestStore,
+  options: Partial<SnapshotServiceOptions> & { start?: boolean } = {},
+): Promise<SnapshotService> {
   const { start = true, ...overrides } = options;
   const service = createSnapshotService({
     db: store.db,
@@ -124,7 +135,10 @@ export async function testService(store: TestStore, options: Partial<SnapshotSer
 
 /** Uploads `archive` as the `snapshot` file and expects it accepted; the new id. */
 export async function uploaded(service: SnapshotService, account: string, archive: Buffer, fileName?: string): Promise<string> {
-  const outcome = await service.upload(account, `${account}@example.com`, { contentType: MULTIPART, stream: bodyOf(snapshotBody(archive, fileName)) });
+  const outcome = await service.upload(account, `${account}@example.com`, {
+    contentType: MULTIPART,
+    stream: bodyOf(snapshotBody(archive, fileName)),
+  });
   if (!outcome.ok) throw new Error(`upload refused: ${outcome.status} ${outcome.message}`);
   return outcome.id;
 }

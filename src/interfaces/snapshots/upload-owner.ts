@@ -38,7 +38,8 @@ export function thisMachine(): string {
  */
 export function processLiveness(machine: string, ownPid: number): OwnerLiveness {
   return (owner) => {
-    if (machine === '' || owner.machine !== machine || owner.pid === ownPid || !Number.isSafeInteger(owner.pid) || owner.pid < 1) return false;
+    if (machine === '' || owner.machine !== machine || owner.pid === ownPid || !Number.isSafeInteger(owner.pid) || owner.pid < 1)
+      return false;
     try {
       process.kill(owner.pid, 0);
       return false;

@@ -30,13 +30,21 @@ const USAGE = `SELECT
   (SELECT COALESCE(SUM(reserved_bytes), 0) FROM snapshot_uploads WHERE account = $1 AND id <> $2) AS upload_bytes,
   (SELECT COUNT(*) FROM snapshot_uploads WHERE account = $1) AS upload_count`;
 
-type RawUsage = { snapshot_bytes: number | string; snapshot_count: number | string; upload_bytes: number | string; upload_count: number | string };
+type RawUsage = {
+  snapshot_bytes: number | string;
+  snapshot_count: number | string;
+  upload_bytes: number | string;
+  upload_count: number | string;
+};
 
 export const uploadStore = {
   /** The account's use, leaving out the bytes of snapshot or upload `except` (counted once whatever it is). */
   async usage(db: Database, account: string, except = ''): Promise<AccountUsage> {
     const [row] = await db.query<RawUsage>(USAGE, [account, except]);
-    return { bytes: Number(row!.snapshot_bytes) + Number(row!.upload_bytes), snapshots: Number(row!.snapshot_count) + Number(row!.upload_count) };
+    return {
+      bytes: Number(row!.snapshot_bytes) + Number(row!.upload_bytes),
+      snapshots: Number(row!.snapshot_count) + Number(row!.upload_count),
+    };
   },
 
   /**
@@ -49,7 +57,10 @@ export const uploadStore = {
     await tx.execute('UPDATE snapshot_account_locks SET taken = taken + 1 WHERE account = $1', [account]);
   },
 
-  async begin(tx: Database, row: { id: string; account: string; owner: UploadOwner; reservedBytes: number; nowMs: number; leaseMs: number }): Promise<void> {
+  async begin(
+    tx: Database,
+    row: { id: string; account: string; owner: UploadOwner; reservedBytes: number; nowMs: number; leaseMs: number },
+  ): Promise<void> {
     await tx.execute(
       'INSERT INTO snapshot_uploads (id, account, owner, owner_machine, owner_pid, reserved_bytes, started_ms, lease_expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
       [row.id, row.account, row.owner.id, row.owner.machine, row.owner.pid, row.reservedBytes, row.nowMs, row.nowMs + row.leaseMs],
@@ -58,31 +69,47 @@ export const uploadStore = {
 
   /** Sets the upload's reservation; false when the upload is no longer this owner's (swept). */
   async reserve(tx: Database, id: string, owner: string, bytes: number): Promise<boolean> {
-    const { rowCount } = await tx.execute('UPDATE snapshot_uploads SET reserved_bytes = $3 WHERE id = $1 AND owner = $2 AND lease_expires_ms <> $4', [id, owner, bytes, REMOVING]);
+    const { rowCount } = await tx.execute(
+      'UPDATE snapshot_uploads SET reserved_bytes = $3 WHERE id = $1 AND owner = $2 AND lease_expires_ms <> $4',
+      [id, owner, bytes, REMOVING],
+    );
     return rowCount === 1;
   },
 
   /** Renews the lease; false when the upload is no longer this owner's (a sweeper judged it gone). */
   async renew(db: Database, id: string, owner: string, leaseExpiresMs: number): Promise<boolean> {
-    const { rowCount } = await db.execute('UPDATE snapshot_uploads SET lease_expires_ms = $3 WHERE id = $1 AND owner = $2 AND lease_expires_ms <> $4', [id, owner, leaseExpiresMs, REMOVING]);
+    const { rowCount } = await db.execute(
+      'UPDATE snapshot_uploads SET lease_expires_ms = $3 WHERE id = $1 AND owner = $2 AND lease_expires_ms <> $4',
+      [id, owner, leaseExpiresMs, REMOVING],
+    );
     return rowCount === 1;
   },
 
   /** Ends the upload's row (it became a snapshot, or was refused); false when it was no longer this owner's. */
   async end(tx: Database, id: string, owner: string): Promise<boolean> {
-    const { rowCount } = await tx.execute('DELETE FROM snapshot_uploads WHERE id = $1 AND owner = $2 AND lease_expires_ms <> $3', [id, owner, REMOVING]);
+    const { rowCount } = await tx.execute('DELETE FROM snapshot_uploads WHERE id = $1 AND owner = $2 AND lease_expires_ms <> $3', [
+      id,
+      owner,
+      REMOVING,
+    ]);
     return rowCount === 1;
   },
 
   /** Uploads whose lease lapsed by `nowMs`, or that a sweeper began removing, and those of other owners (for a liveness check). */
   async candidates(db: Database, ownOwner: string): Promise<UploadRow[]> {
-    const rows = await db.query<UploadRow>('SELECT id, account, owner, owner_machine, owner_pid, lease_expires_ms FROM snapshot_uploads WHERE owner <> $1 ORDER BY started_ms', [ownOwner]);
+    const rows = await db.query<UploadRow>(
+      'SELECT id, account, owner, owner_machine, owner_pid, lease_expires_ms FROM snapshot_uploads WHERE owner <> $1 ORDER BY started_ms',
+      [ownOwner],
+    );
     return rows.map((r) => ({ ...r, owner_pid: Number(r.owner_pid), lease_expires_ms: Number(r.lease_expires_ms) }));
   },
 
   /** Takes an upload for removal, fenced by the lease value read; false when its owner renewed it meanwhile. */
   async claimForRemoval(db: Database, row: Pick<UploadRow, 'id' | 'owner' | 'lease_expires_ms'>): Promise<boolean> {
-    const { rowCount } = await db.execute('UPDATE snapshot_uploads SET lease_expires_ms = $3 WHERE id = $1 AND owner = $2 AND lease_expires_ms = $4', [row.id, row.owner, REMOVING, row.lease_expires_ms]);
+    const { rowCount } = await db.execute(
+      'UPDATE snapshot_uploads SET lease_expires_ms = $3 WHERE id = $1 AND owner = $2 AND lease_expires_ms = $4',
+      [row.id, row.owner, REMOVING, row.lease_expires_ms],
+    );
     return rowCount === 1;
   },
 

@@ -105,7 +105,9 @@ export function createUploadSweeper(options: UploadSweepOptions) {
       options.everyMs,
       () =>
         void sweep()
-          .catch((error: unknown) => logger.warn({ error: (error as Error).message }, 'sweeping unfinished uploads failed; trying again later'))
+          .catch((error: unknown) =>
+            logger.warn({ error: (error as Error).message }, 'sweeping unfinished uploads failed; trying again later'),
+          )
           .finally(() => timer && schedule()),
       { background: true },
     );

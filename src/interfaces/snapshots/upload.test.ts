@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { SAMPLE_ID } from './sample.ts';
-import { bodyOf, failingBody, healthyArchive, multipart, MULTIPART, snapshotBody, testService, testStore, tree, until } from './test-snapshots-helpers.ts';
+import {
+  bodyOf,
+  failingBody,
+  healthyArchive,
+  multipart,
+  MULTIPART,
+  snapshotBody,
+  testService,
+  testStore,
+  tree,
+  until,
+} from './test-snapshots-helpers.ts';
 import { fileNameOf } from './upload.ts';
 
 const MALFORMED = { ok: false, status: 400, message: 'The request body is not a valid multipart/form-data body.' };
@@ -15,12 +26,26 @@ t.test('an upload streams the file to the new snapshot folder and saves it PROCE
   const store = await testStore(t);
   const service = await testService(store, { start: false }); // no worker: the upload's own outcome is seen
   const archive = healthyArchive();
-  const outcome = await service.upload('alice', 'alice@example.com', { contentType: MULTIPART, stream: bodyOf(snapshotBody(archive, 'lb1-20260101.tgz'), 1000) });
+  const outcome = await service.upload('alice', 'alice@example.com', {
+    contentType: MULTIPART,
+    stream: bodyOf(snapshotBody(archive, 'lb1-20260101.tgz'), 1000),
+  });
   t.same(outcome, { ok: true, id: '1' });
   t.same(await tree(store.dataDir), ['1', '1/upload.tgz']);
   t.equal((await stat(join(store.dataDir, '1', 'upload.tgz'))).size, archive.length, 'the whole file, byte for byte');
   const record = await service.get('alice', '1');
-  t.match(record, { id: '1', account: 'alice', status: 'PROCESSING', fileName: 'lb1-20260101.tgz', fileSize: archive.length, uploadedBy: 'alice@example.com', uploadedAtMs: store.clock.nowMs(), messages: [], description: '', visibleInGui: true });
+  t.match(record, {
+    id: '1',
+    account: 'alice',
+    status: 'PROCESSING',
+    fileName: 'lb1-20260101.tgz',
+    fileSize: archive.length,
+    uploadedBy: 'alice@example.com',
+    uploadedAtMs: store.clock.nowMs(),
+    messages: [],
+    description: '',
+    visibleInGui: true,
+  });
   t.equal(record?.rulesVersion, undefined);
 });
 
@@ -45,7 +70,10 @@ t.test('a body that ends in the middle of the file is 400 and nothing is kept', 
   const store = await testStore(t);
   const service = await testService(store, { start: false });
   const whole = snapshotBody(healthyArchive());
-  const outcome = await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(whole.subarray(0, whole.length - 300), 256) });
+  const outcome = await service.upload('alice', 'a', {
+    contentType: MULTIPART,
+    stream: bodyOf(whole.subarray(0, whole.length - 300), 256),
+  });
   t.same(outcome, MALFORMED);
   t.same(await tree(store.dataDir), []);
   t.same(await service.list('alice'), [SAMPLE_ID]);
@@ -82,30 +110,62 @@ t.test('malformed bodies are 400: not multipart, no boundary, a broken part head
   t.same(await service.upload('alice', 'a', { contentType: undefined, stream: body() }), MALFORMED);
   t.same(await service.upload('alice', 'a', { contentType: 'application/octet-stream', stream: body() }), MALFORMED);
   t.same(await service.upload('alice', 'a', { contentType: 'multipart/form-data', stream: body() }), MALFORMED, 'no boundary');
-  t.same(await service.upload('alice', 'a', { contentType: 'multipart/form-data; boundary=', stream: body() }), MALFORMED, 'an empty boundary');
+  t.same(
+    await service.upload('alice', 'a', { contentType: 'multipart/form-data; boundary=', stream: body() }),
+    MALFORMED,
+    'an empty boundary',
+  );
   const brokenHeader = Buffer.from(`--${MULTIPART.split('=')[1]}\r\nContent-Disposition form-data no colon\r\n\r\nxyz\r\n`);
   t.same(await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(brokenHeader) }), MALFORMED);
-  t.same(await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(Buffer.from('not a multipart body at all')) }), MALFORMED);
+  t.same(
+    await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(Buffer.from('not a multipart body at all')) }),
+    MALFORMED,
+  );
   t.same(await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(Buffer.alloc(0)) }), MALFORMED, 'an empty body');
   t.same(await tree(store.dataDir), []);
 });
 
-t.test('a form that is not exactly one snapshot file is 400 and nothing is kept: no parts, a text field, another file, extra parts', async (t) => {
-  const store = await testStore(t);
-  const service = await testService(store, { start: false });
-  const upload = (body: Buffer) => service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body, 4096) });
-  t.same(await upload(multipart([])), MISSING);
-  t.same(await upload(multipart([{ name: 'snapshot', body: 'just text' }])), UNEXPECTED, 'a text field, even named snapshot');
-  t.same(await upload(multipart([{ name: 'archive', body: 'bytes', fileName: 'a.tgz' }])), UNEXPECTED);
-  t.same(await upload(multipart([{ name: 'archive', body: 'bytes', fileName: 'a.tgz' }, { name: 'snapshot', body: 'late', fileName: 'b.tgz' }])), UNEXPECTED);
-  t.same(await upload(multipart([{ name: 'description', body: 'before the upgrade' }, { name: 'snapshot', body: 'THE SNAPSHOT', fileName: 'one.tgz' }])), UNEXPECTED, 'a field before the file');
-  t.same(
-    await upload(multipart([{ name: 'snapshot', body: 'THE SNAPSHOT', fileName: 'one.tgz' }, { name: 'snapshot', body: Buffer.alloc(300_000, 9), fileName: 'two.tgz' }])),
-    UNEXPECTED,
-    'a second snapshot file',
-  );
-  t.same(await tree(store.dataDir), []);
-});
+t.test(
+  'a form that is not exactly one snapshot file is 400 and nothing is kept: no parts, a text field, another file, extra parts',
+  async (t) => {
+    const store = await testStore(t);
+    const service = await testService(store, { start: false });
+    const upload = (body: Buffer) => service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body, 4096) });
+    t.same(await upload(multipart([])), MISSING);
+    t.same(await upload(multipart([{ name: 'snapshot', body: 'just text' }])), UNEXPECTED, 'a text field, even named snapshot');
+    t.same(await upload(multipart([{ name: 'archive', body: 'bytes', fileName: 'a.tgz' }])), UNEXPECTED);
+    t.same(
+      await upload(
+        multipart([
+          { name: 'archive', body: 'bytes', fileName: 'a.tgz' },
+          { name: 'snapshot', body: 'late', fileName: 'b.tgz' },
+        ]),
+      ),
+      UNEXPECTED,
+    );
+    t.same(
+      await upload(
+        multipart([
+          { name: 'description', body: 'before the upgrade' },
+          { name: 'snapshot', body: 'THE SNAPSHOT', fileName: 'one.tgz' },
+        ]),
+      ),
+      UNEXPECTED,
+      'a field before the file',
+    );
+    t.same(
+      await upload(
+        multipart([
+          { name: 'snapshot', body: 'THE SNAPSHOT', fileName: 'one.tgz' },
+          { name: 'snapshot', body: Buffer.alloc(300_000, 9), fileName: 'two.tgz' },
+        ]),
+      ),
+      UNEXPECTED,
+      'a second snapshot file',
+    );
+    t.same(await tree(store.dataDir), []);
+  },
+);
 
 t.test('each upload is a new snapshot, even of the same bytes; ids increase', async (t) => {
   const store = await testStore(t);
@@ -129,9 +189,14 @@ t.test('uploads at once on one store get distinct ids', async (t) => {
   const one = await testService(store, { start: false });
   const two = await testService(store, { start: false });
   const body = snapshotBody(Buffer.alloc(100_000, 3));
-  const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body, 8192) })));
+  const outcomes = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body, 8192) })),
+  );
   const ids = outcomes.map((o) => (o.ok ? o.id : 'refused'));
-  t.same([...ids].sort((a, b) => Number(a) - Number(b)), ['1', '2', '3', '4', '5', '6', '7', '8']);
+  t.same(
+    [...ids].sort((a, b) => Number(a) - Number(b)),
+    ['1', '2', '3', '4', '5', '6', '7', '8'],
+  );
 });
 
 t.test('the upload never holds the file in memory: it is on disk while the body still arrives', async (t) => {
@@ -139,11 +204,13 @@ t.test('the upload never holds the file in memory: it is on disk while the body 
   const service = await testService(store, { start: false });
   const total = 20 * 1024 * 1024;
   const chunk = 64 * 1024;
-  const head = Buffer.from(`--${MULTIPART.split('=')[1]}\r\nContent-Disposition: form-data; name="snapshot"; filename="big.tgz"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${MULTIPART.split('=')[1]}\r\nContent-Disposition: form-data; name="snapshot"; filename="big.tgz"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${MULTIPART.split('=')[1]}--\r\n`);
   const onDisk = async () => {
     const folders = await readdir(store.dataDir).catch(() => [] as string[]);
-    return folders.length === 1 ? (await stat(join(store.dataDir, folders[0]!, 'upload.tgz')).catch(() => undefined))?.size ?? 0 : 0;
+    return folders.length === 1 ? ((await stat(join(store.dataDir, folders[0]!, 'upload.tgz')).catch(() => undefined))?.size ?? 0) : 0;
   };
   // A counting source: it makes each chunk only when asked, and notes how far the disk lags behind it.
   let produced = 0;
@@ -167,7 +234,10 @@ t.test('the upload never holds the file in memory: it is on disk while the body 
   const outcome = await service.upload('alice', 'a', { contentType: MULTIPART, stream: source });
   t.same(outcome, { ok: true, id: '1' });
   t.equal(await onDisk(), total);
-  t.ok(onDiskAtLastChunk > total - 4 * 1024 * 1024, `before the last chunk was even made, ${onDiskAtLastChunk} of ${total} bytes were on disk`);
+  t.ok(
+    onDiskAtLastChunk > total - 4 * 1024 * 1024,
+    `before the last chunk was even made, ${onDiskAtLastChunk} of ${total} bytes were on disk`,
+  );
   t.ok(maxLag < 4 * 1024 * 1024, `the disk was never more than ${maxLag} bytes behind the body (at most 4 MiB)`);
 });
 
@@ -175,7 +245,9 @@ t.test('a data dir that cannot be written is a fault of the server: the upload r
   const store = await testStore(t);
   await writeFile(store.dataDir, 'a file where the data dir should be');
   const service = await testService(store, { start: false });
-  await t.rejects(service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(snapshotBody(healthyArchive())) }), { code: 'EEXIST' });
+  await t.rejects(service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(snapshotBody(healthyArchive())) }), {
+    code: 'EEXIST',
+  });
   t.same(await service.list('alice'), [SAMPLE_ID]);
 });
 

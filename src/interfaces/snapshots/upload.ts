@@ -75,7 +75,10 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
   let parser: busboy.Busboy;
   try {
     // fileSize one over the limit: busboy reports a file of exactly `fileSize` bytes as over it.
-    parser = busboy({ headers: { 'content-type': options.contentType! }, limits: { fileSize: maxBytes + 1, files: 1, fields: 0, fieldSize: 1024, parts: 2 } });
+    parser = busboy({
+      headers: { 'content-type': options.contentType! },
+      limits: { fileSize: maxBytes + 1, files: 1, fields: 0, fieldSize: 1024, parts: 2 },
+    });
   } catch {
     return Promise.resolve(refusal(400, MALFORMED_MULTIPART)); // no boundary, unparsable Content-Type
   }
@@ -100,9 +103,7 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
         stopReading();
         file?.part.destroy();
       }
-      void (file?.written ?? Promise.resolve(0))
-        .catch(() => 0)
-        .then(() => ('ok' in outcome ? resolve(outcome) : reject(outcome.error)));
+      void (file?.written ?? Promise.resolve(0)).catch(() => 0).then(() => ('ok' in outcome ? resolve(outcome) : reject(outcome.error)));
     };
     const malformed = () => settle(refusal(400, MALFORMED_MULTIPART));
 
@@ -127,7 +128,18 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
       part.on('limit', () => settle(refusal(413, tooLargeMessage(maxBytes))));
       const name = fileNameOf(info.filename);
       const refuse = (message: string) => settle(refusal(507, message));
-      file = { name, part, written: writeFile(part, options.destination, (error) => (fileFailed = error), options.admit ?? admitAll, refuse, options.openFile ?? openNewFile) };
+      file = {
+        name,
+        part,
+        written: writeFile(
+          part,
+          options.destination,
+          (error) => (fileFailed = error),
+          options.admit ?? admitAll,
+          refuse,
+          options.openFile ?? openNewFile,
+        ),
+      };
       // A destination or disk failure ends the upload at once; a part cut short waits for the parser's verdict.
       file.written.catch(() => {
         if (fileFailed !== undefined) settle({ error: fileFailed });

@@ -16,12 +16,18 @@ export function createTopologyAuthHandlers(deps: { tokens: TokenService; checkPa
     body: { code: 401, message: 'Authentication failed.', ...(address ? { referer: address } : {}), kind: ':resterrorresponse' as const },
   });
 
-  const loginManagementUser: TypedHandler<B.LoginManagementUserData, B.LoginManagementUserResponses & B.LoginManagementUserErrors> = async ({ body, remoteAddress }) => {
+  const loginManagementUser: TypedHandler<
+    B.LoginManagementUserData,
+    B.LoginManagementUserResponses & B.LoginManagementUserErrors
+  > = async ({ body, remoteAddress }) => {
     const answer = await tokenLogin.login(body.username, body.password, body.loginProviderName, remoteAddress ?? '');
     return answer ? { status: 200, body: answer } : refused(remoteAddress);
   };
 
-  const exchangeRefreshToken: TypedHandler<B.ExchangeRefreshTokenData, B.ExchangeRefreshTokenResponses & B.ExchangeRefreshTokenErrors> = async ({ body, remoteAddress }) => {
+  const exchangeRefreshToken: TypedHandler<
+    B.ExchangeRefreshTokenData,
+    B.ExchangeRefreshTokenResponses & B.ExchangeRefreshTokenErrors
+  > = async ({ body, remoteAddress }) => {
     const answer = await tokenLogin.exchange(body.refreshToken.token, remoteAddress ?? '', 'local');
     return answer ? { status: 200, body: answer } : refused(remoteAddress);
   };

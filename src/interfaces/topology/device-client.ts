@@ -16,7 +16,12 @@ export type DeviceOutcome = { ok: true } | { ok: false; message: string; confirm
 
 export interface DeviceClient {
   /** Deploys these tenants (selective update: the device's other tenants stay). */
-  deployTenants(target: ManagedDevice, tenants: Readonly<Record<string, unknown>>, declarationId: string, signal?: AbortSignal): Promise<DeviceOutcome>;
+  deployTenants(
+    target: ManagedDevice,
+    tenants: Readonly<Record<string, unknown>>,
+    declarationId: string,
+    signal?: AbortSignal,
+  ): Promise<DeviceOutcome>;
   /** Removes these tenants; one the device does not have is `no change`, not a failure. */
   removeTenants(target: ManagedDevice, tenants: readonly string[], signal?: AbortSignal): Promise<DeviceOutcome>;
 }
@@ -51,18 +56,29 @@ export function createDeviceClient(options: DeviceClientOptions): DeviceClient {
   const tokens = new Map<string, Token>();
   const keyOf = (target: ManagedDevice) => `${target.url}\u0000${target.username}`;
   /** Each call ends at its time limit, or earlier when the caller's signal aborts (the process is stopping). */
-  const limit = (signal: AbortSignal | undefined) => (signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs));
+  const limit = (signal: AbortSignal | undefined) =>
+    signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs);
   const sleep = (ms: number) => new Promise<void>((resolve) => timers.after(ms, resolve, { background: true }));
 
-  async function login(target: ManagedDevice, signal: AbortSignal | undefined): Promise<{ ok: true; token: string } | { ok: false; message: string }> {
+  async function login(
+    target: ManagedDevice,
+    signal: AbortSignal | undefined,
+  ): Promise<{ ok: true; token: string } | { ok: false; message: string }> {
     const cached = tokens.get(keyOf(target));
     if (cached && cached.expiresMs - 60_000 > clock.nowMs()) return { ok: true, token: cached.value };
     if (target.password === undefined) {
-      return { ok: false, message: 'no password is known for it: set PORTOLAN_ADMIN_PASSWORD or give credentials in PORTOLAN_CENTRAL_DEVICES' };
+      return {
+        ok: false,
+        message: 'no password is known for it: set PORTOLAN_ADMIN_PASSWORD or give credentials in PORTOLAN_CENTRAL_DEVICES',
+      };
     }
     const client = createClient({ baseUrl: target.url });
     const result = await settle(() =>
-      device.loginDeviceUser({ client, body: { username: target.username, password: target.password!, loginProviderName: 'tmos' }, signal: limit(signal) }),
+      device.loginDeviceUser({
+        client,
+        body: { username: target.username, password: target.password!, loginProviderName: 'tmos' },
+        signal: limit(signal),
+      }),
     );
     if (!result.response?.ok) return { ok: false, message: `the login failed: ${failureMessage(result, timeoutMs)}` };
     const token = (result.data as { token?: { token?: unknown; timeout?: unknown } } | undefined)?.token;
@@ -73,7 +89,11 @@ export function createDeviceClient(options: DeviceClientOptions): DeviceClient {
   }
 
   /** One call with a token; again after a fresh login on 401; again after a pause while the device is busy. */
-  async function call(target: ManagedDevice, signal: AbortSignal | undefined, send: (client: ReturnType<typeof createClient>, signal: AbortSignal) => Promise<SdkResult>): Promise<SdkResult | { failure: string }> {
+  async function call(
+    target: ManagedDevice,
+    signal: AbortSignal | undefined,
+    send: (client: ReturnType<typeof createClient>, signal: AbortSignal) => Promise<SdkResult>,
+  ): Promise<SdkResult | { failure: string }> {
     const deadline = clock.nowMs() + busyRetryMs;
     let pause = 250;
     let relogged = false;
@@ -99,13 +119,23 @@ export function createDeviceClient(options: DeviceClientOptions): DeviceClient {
 
   return {
     async deployTenants(target, tenants, declarationId, signal) {
-      const body = { class: 'ADC', schemaVersion: options.schemaVersion ?? '3.50.0', id: declarationId, updateMode: 'selective', ...tenants };
-      const result = await call(target, signal, (client, limited) => device.deployDeclaration({ client, body: body as never, signal: limited }));
+      const body = {
+        class: 'ADC',
+        schemaVersion: options.schemaVersion ?? '3.50.0',
+        id: declarationId,
+        updateMode: 'selective',
+        ...tenants,
+      };
+      const result = await call(target, signal, (client, limited) =>
+        device.deployDeclaration({ client, body: body as never, signal: limited }),
+      );
       return outcomeOf(result, timeoutMs);
     },
     async removeTenants(target, names, signal) {
       if (names.length === 0) return { ok: true };
-      const result = await call(target, signal, (client, limited) => device.deleteTenantDeclaration({ client, path: { tenants: names.join(',') }, signal: limited }));
+      const result = await call(target, signal, (client, limited) =>
+        device.deleteTenantDeclaration({ client, path: { tenants: names.join(',') }, signal: limited }),
+      );
       return outcomeOf(result, timeoutMs);
     },
   };
@@ -121,7 +151,20 @@ async function settle(send: () => Promise<SdkResult>): Promise<SdkResult> {
 }
 
 /** Connection failures that happen before a byte of the request is sent: the device cannot have acted on it. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_HAS_EXPIRED']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_HAS_EXPIRED',
+]);
 
 /**
  * Done only when the device answered 200 and every tenant's result is 200 (`success` or `no change`);
@@ -138,9 +181,22 @@ function outcomeOf(result: SdkResult | { failure: string }, timeoutMs: number): 
   if (results && failed.length > 0) {
     // Per tenant: the device applied the ones it answered 200 for and none of the others.
     const confirmed = results.filter((r) => r.code === 200 && typeof r.tenant === 'string').map((r) => r.tenant!);
-    return { ok: false, message: `the device refused ${failed.map((r) => `${r.tenant ?? '?'} (${r.response ?? r.message})`).slice(0, 5).join('; ')}`, confirmed, others: 'unchanged' };
+    return {
+      ok: false,
+      message: `the device refused ${failed
+        .map((r) => `${r.tenant ?? '?'} (${r.response ?? r.message})`)
+        .slice(0, 5)
+        .join('; ')}`,
+      confirmed,
+      others: 'unchanged',
+    };
   }
-  return { ok: false, message: failureMessage(result, timeoutMs), confirmed: [], others: status !== undefined ? answeredOthers(status) : lostOthers(result.error) };
+  return {
+    ok: false,
+    message: failureMessage(result, timeoutMs),
+    confirmed: [],
+    others: status !== undefined ? answeredOthers(status) : lostOthers(result.error),
+  };
 }
 
 /** An answer without per-tenant results: a refusal (4xx, 503 busy) applied nothing; another 5xx may have come mid-way. */
@@ -160,7 +216,8 @@ function failureMessage({ error, response }: SdkResult, timeoutMs: number): stri
     return typeof body?.message === 'string' && body.message !== '' ? `${body.message}${errors}` : `it answered HTTP ${response.status}`;
   }
   const failure = error as { name?: string; cause?: { code?: unknown; name?: string } } | undefined;
-  if (failure?.name === 'TimeoutError' || failure?.cause?.name === 'TimeoutError') return `the device did not answer within ${timeoutMs / 1000} seconds`;
+  if (failure?.name === 'TimeoutError' || failure?.cause?.name === 'TimeoutError')
+    return `the device did not answer within ${timeoutMs / 1000} seconds`;
   const code = typeof failure?.cause?.code === 'string' ? ` (${failure.cause.code})` : '';
   return `the device could not be reached${code}`;
 }

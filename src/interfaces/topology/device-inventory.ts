@@ -46,12 +46,16 @@ function parseDevices(setting: string, admin: InventoryOptions['admin']): Manage
     try {
       url = new URL(entry.slice(at + 1));
     } catch {
-      problems.push(`PORTOLAN_CENTRAL_DEVICES: the URL of '${hostname}' is not a URL (expected hostname=http(s)://[user:password@]host:port)`);
+      problems.push(
+        `PORTOLAN_CENTRAL_DEVICES: the URL of '${hostname}' is not a URL (expected hostname=http(s)://[user:password@]host:port)`,
+      );
       continue;
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`PORTOLAN_CENTRAL_DEVICES: the URL of '${hostname}' must be http or https`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      problems.push(`PORTOLAN_CENTRAL_DEVICES: the URL of '${hostname}' must be http or https`);
     if (devices.some((d) => d.hostname === hostname)) problems.push(`PORTOLAN_CENTRAL_DEVICES: '${hostname}' is listed twice`);
-    const credentials = url.username !== '' ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : admin;
+    const credentials =
+      url.username !== '' ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : admin;
     url.username = '';
     url.password = '';
     devices.push({ hostname, url: url.href.replace(/\/$/, ''), ...credentials });

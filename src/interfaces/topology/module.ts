@@ -6,10 +6,10 @@ import type { TopologyRequest } from '../../../generated/topology/types.gen.ts';
 import { createTokenService } from '../../accounts/auth-tokens.ts';
 import type { CoreConfig } from '../../lib/config.ts';
 import type { OperationHandlers } from '../../server/handler-types.ts';
-import type { InterfaceModule, ModuleContext } from '../../server/interface-module.ts';
+import { defineModule, type ModuleConfig, type ModuleContext } from '../../server/interface-module.ts';
 import { headerTokenScheme } from '../../server/security.ts';
 import { createJobQueue, createJobWorker } from '../../stores/job-queue.ts';
-import type { DeviceConfig } from '../device-config/settings.ts';
+import { DEVICE_SETTINGS } from '../device-config/settings.ts';
 import { createTopologyAuthHandlers } from './auth-handlers.ts';
 import { createDeviceClient } from './device-client.ts';
 import { createDeviceInventory } from './device-inventory.ts';
@@ -20,7 +20,7 @@ import { checkTopologyRequest } from './topology-check.ts';
 import { createTopologyHandlers } from './topology-handlers.ts';
 import { createTopologyService } from './topology-service.ts';
 
-type Config = CoreConfig & TopologyConfig & Pick<DeviceConfig, 'deviceHostname'>;
+type Config = ModuleConfig<typeof TOPOLOGY_SETTINGS, typeof DEVICE_SETTINGS>;
 
 /** The job queue of deployment tasks. */
 const DEPLOY_QUEUE = 'topology-deploy';
@@ -29,19 +29,25 @@ const DEPLOY_ATTEMPTS = 3;
 
 /** The management system's tokens: its own issuer, so a device token is unknown here and the other way round. */
 const tokensOf = (context: ModuleContext<Config>) =>
-  createTokenService(context.database, { clock: context.clock, issuer: 'central', accessTimeoutSeconds: context.config.centralTokenTimeoutSeconds });
+  createTokenService(context.database, {
+    clock: context.clock,
+    issuer: 'central',
+    accessTimeoutSeconds: context.config.centralTokenTimeoutSeconds,
+  });
 
 /**
  * Interface B, the topology configuration API of the management system: the token login, topologies
  * checked whole and saved with a durable deployment task (the job port), deployed to the inventory's
  * devices over their REST, read and deleted in the seed's order.
  */
-export const topologyModule = {
+export const topologyModule = defineModule({
   name: 'topology',
   settings: TOPOLOGY_SETTINGS,
+  // The device's host name names this installation's own device in the inventory.
+  reads: DEVICE_SETTINGS,
   migrations: TOPOLOGY_MIGRATIONS,
   errorShape: () => renderTopologyError,
-  authenticators: (context: ModuleContext<Config>) => {
+  authenticators: (context) => {
     const tokens = tokensOf(context);
     return {
       vendorAuthToken: headerTokenScheme('X-Vendor-Auth-Token', (token) => tokens.verify(token), {
@@ -50,13 +56,16 @@ export const topologyModule = {
       }),
     };
   },
-  create: (context: ModuleContext<Config>) => {
+  create: (context) => {
     const { config, clock, database: db, timers } = context;
     const logger = context.logger.child({ role: 'central', component: 'topology' });
     const inventory = createDeviceInventory({
       setting: config.centralDevices,
       admin: { username: context.admin.username, password: context.admin.password },
-      local: { hostname: config.deviceHostname || machineHostname(), url: () => context.roleUrl('device') ?? `http://${config.host}:${config.ports.device}` },
+      local: {
+        hostname: config.deviceHostname || machineHostname(),
+        url: () => context.roleUrl('device') ?? `http://${config.host}:${config.ports.device}`,
+      },
     });
     const jobs = createJobQueue(db, { clock });
     let worker: ReturnType<typeof createJobWorker<{ taskId: string }>> | undefined;
@@ -126,4 +135,4 @@ export const topologyModule = {
       ...handlers,
     } satisfies OperationHandlers<typeof Sdk>;
   },
-} satisfies InterfaceModule;
+});

@@ -35,7 +35,9 @@ export async function startDeviceFront(target: string): Promise<DeviceFront> {
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
-      const headers = Object.fromEntries(FORWARDED.flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])));
+      const headers = Object.fromEntries(
+        FORWARDED.flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])),
+      );
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
       const answer = await fetch(`${target}${request.url}`, { method: request.method!, headers, ...(body ? { body } : {}) });
       const text = Buffer.from(await answer.arrayBuffer());

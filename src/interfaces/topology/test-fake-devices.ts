@@ -11,7 +11,7 @@ export type Behaviour = (call: FakeCall, device: FakeDevice) => DeviceOutcome | 
 
 /** Applies the named tenants of a call to the device (deploy: now there; remove: gone, `no change` if absent). */
 export function applyTo(device: FakeDevice, op: FakeCall['op'], tenants: readonly string[]): void {
-  for (const tenant of tenants) (op === 'deploy' ? device.tenants.add(tenant) : device.tenants.delete(tenant));
+  for (const tenant of tenants) op === 'deploy' ? device.tenants.add(tenant) : device.tenants.delete(tenant);
 }
 
 /** Does everything asked (the default). */
@@ -21,7 +21,12 @@ export const works: Behaviour = (call, device) => {
 };
 
 /** Refuses the connection: nothing reaches it. */
-export const down: Behaviour = () => ({ ok: false, message: 'the device could not be reached (ECONNREFUSED)', confirmed: [], others: 'unchanged' });
+export const down: Behaviour = () => ({
+  ok: false,
+  message: 'the device could not be reached (ECONNREFUSED)',
+  confirmed: [],
+  others: 'unchanged',
+});
 
 /** Applies every tenant but those starting with `prefix`, which it refuses (per-tenant results: 207). */
 export const refusesTenants =
@@ -50,9 +55,16 @@ export const losesAnswer =
  * fake.drop('dev2'); // no longer in the inventory
  */
 export function createFakeDevices(hostnames: readonly string[]) {
-  const devices = new Map(hostnames.map((hostname): [string, FakeDevice] => [hostname, { hostname, tenants: new Set(), behaviour: works, calls: [] }]));
+  const devices = new Map(
+    hostnames.map((hostname): [string, FakeDevice] => [hostname, { hostname, tenants: new Set(), behaviour: works, calls: [] }]),
+  );
   const listed = new Set(hostnames);
-  const managed = (hostname: string): ManagedDevice => ({ hostname, url: `http://${hostname}.invalid:8100`, username: 'admin', password: 'device pw' });
+  const managed = (hostname: string): ManagedDevice => ({
+    hostname,
+    url: `http://${hostname}.invalid:8100`,
+    username: 'admin',
+    password: 'device pw',
+  });
   const inventory: DeviceInventory = {
     list: () => [...listed].map(managed),
     find: (hostname) => (listed.has(hostname) ? managed(hostname) : undefined),
@@ -65,7 +77,8 @@ export function createFakeDevices(hostnames: readonly string[]) {
   };
   const client: DeviceClient = {
     deployTenants: (target, tenants) => run(target.hostname, { op: 'deploy', tenants: Object.keys(tenants) }),
-    removeTenants: (target, tenants) => (tenants.length === 0 ? Promise.resolve({ ok: true }) : run(target.hostname, { op: 'remove', tenants: [...tenants] })),
+    removeTenants: (target, tenants) =>
+      tenants.length === 0 ? Promise.resolve({ ok: true }) : run(target.hostname, { op: 'remove', tenants: [...tenants] }),
   };
   return {
     inventory,

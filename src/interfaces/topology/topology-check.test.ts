@@ -12,7 +12,8 @@ const deps: CheckDeps = {
 };
 const createTopology = (spec.paths['/mgmt/cm/ssl-orch/api/topology'] as Record<string, any>).post;
 /** A fresh copy of one of `createTopology`'s request examples. */
-const example = (name: 'l3Outbound' | 'noChain'): any => structuredClone(createTopology.requestBody.content['application/json'].examples[name].value);
+const example = (name: 'l3Outbound' | 'noChain'): any =>
+  structuredClone(createTopology.requestBody.content['application/json'].examples[name].value);
 /** The problems one of `createTopology`'s 400 examples lists. */
 const errorsOf = (name: string): Problem[] => createTopology.responses['400'].content['application/json'].examples[name].value.errors;
 
@@ -45,22 +46,39 @@ const cases: Case[] = [
   {
     name: 'TOPOLOGY.securityPolicy must name SECURITY_POLICY',
     body: broken((b) => (b.template.SECURITY_POLICY.name = 'policy_other')),
-    problems: [['/template/TOPOLOGY/securityPolicy', "TOPOLOGY.securityPolicy 'policy_outbound' does not match SECURITY_POLICY.name 'policy_other'."]],
+    problems: [
+      [
+        '/template/TOPOLOGY/securityPolicy',
+        "TOPOLOGY.securityPolicy 'policy_outbound' does not match SECURITY_POLICY.name 'policy_other'.",
+      ],
+    ],
   },
   {
     name: "a rule's serviceChain must name a chain of SERVICE_CHAIN (its name, not its label)",
     body: broken((b) => (b.template.SECURITY_POLICY.rules[1].actionOptions.serviceChain = 'chain1')),
-    problems: [[`${RULES}/1/actionOptions/serviceChain`, "Rule 'Finance_Rule': actionOptions.serviceChain 'chain1' names no chain in SERVICE_CHAIN."]],
+    problems: [
+      [
+        `${RULES}/1/actionOptions/serviceChain`,
+        "Rule 'Finance_Rule': actionOptions.serviceChain 'chain1' names no chain in SERVICE_CHAIN.",
+      ],
+    ],
   },
   {
     name: "a chain's orderedServiceList must name services of SERVICE",
     body: broken((b) => b.template.SERVICE_CHAIN.chain1.orderedServiceList.push({ name: 'service1' })),
-    problems: [['/template/SERVICE_CHAIN/chain1/orderedServiceList/1/name', "Service chain 'chain_icap': orderedServiceList entry 'service1' names no service in SERVICE."]],
+    problems: [
+      [
+        '/template/SERVICE_CHAIN/chain1/orderedServiceList/1/name',
+        "Service chain 'chain_icap': orderedServiceList entry 'service1' names no service in SERVICE.",
+      ],
+    ],
   },
   {
     name: 'a chain label is escaped in the pointer',
     body: broken((b) => (b.template.SERVICE_CHAIN['a/b~c'] = { name: 'chain_av', orderedServiceList: [{ name: 'icap_av' }] })),
-    problems: [['/template/SERVICE_CHAIN/a~1b~0c/orderedServiceList/0/name', "Service chain 'chain_av': orderedServiceList entry 'icap_av'"]],
+    problems: [
+      ['/template/SERVICE_CHAIN/a~1b~0c/orderedServiceList/0/name', "Service chain 'chain_av': orderedServiceList entry 'icap_av'"],
+    ],
   },
   {
     name: 'a policy without a default rule',
@@ -118,10 +136,12 @@ const cases: Case[] = [
   },
   {
     name: 'a condition of a type the spec does not show is kept with any options',
-    body: broken((b) => b.template.SECURITY_POLICY.rules[1].conditions.push(
-      { type: 'Client IP Subnet Match', options: { subnet: ['10.0.0.0/8'], negate: 'maybe', nested: { deep: [1, null] } } },
-      { type: 'constructor', options: {} },
-    )),
+    body: broken((b) =>
+      b.template.SECURITY_POLICY.rules[1].conditions.push(
+        { type: 'Client IP Subnet Match', options: { subnet: ['10.0.0.0/8'], negate: 'maybe', nested: { deep: [1, null] } } },
+        { type: 'constructor', options: {} },
+      ),
+    ),
     problems: [],
   },
   {
@@ -132,11 +152,15 @@ const cases: Case[] = [
   {
     name: 'a target that is not a DEVICE',
     body: broken((b) => (b.targetList[0].type = 'DEVICE_GROUP')),
-    problems: [['/targetList/0/type', "targetList entry 'sslo-device-1.example.net' has type 'DEVICE_GROUP'; only DEVICE targets are supported."]],
+    problems: [
+      ['/targetList/0/type', "targetList entry 'sslo-device-1.example.net' has type 'DEVICE_GROUP'; only DEVICE targets are supported."],
+    ],
   },
   {
     name: 'a target listed twice',
-    body: broken((b) => b.targetList.push({ type: 'DEVICE', name: 'sslo-device-2.example.net' }, { type: 'DEVICE', name: 'sslo-device-1.example.net' })),
+    body: broken((b) =>
+      b.targetList.push({ type: 'DEVICE', name: 'sslo-device-2.example.net' }, { type: 'DEVICE', name: 'sslo-device-1.example.net' }),
+    ),
     problems: [['/targetList/2/name', "targetList: device 'sslo-device-1.example.net' is listed more than once."]],
   },
   {
@@ -183,7 +207,10 @@ const cases: Case[] = [
     }),
     problems: [
       [`${RULES}/1/actionOptions/serviceChain`, NAME],
-      [`${RULES}/1/actionOptions/serviceChain`, `Rule 'Finance_Rule': actionOptions.serviceChain '${'n'.repeat(61)}...' names no chain in SERVICE_CHAIN.`],
+      [
+        `${RULES}/1/actionOptions/serviceChain`,
+        `Rule 'Finance_Rule': actionOptions.serviceChain '${'n'.repeat(61)}...' names no chain in SERVICE_CHAIN.`,
+      ],
       ['/template/SERVICE_CHAIN', `property name '${'n'.repeat(61)}...' must NOT have more than 255 characters`],
     ],
   },
@@ -199,8 +226,14 @@ const cases: Case[] = [
     problems: [
       ['/template/TOPOLOGY/sslSetting', "TOPOLOGY.sslSetting 'ssl_outbound' does not match SSL_SETTINGS.name 'ssl_default'."],
       [`${RULES}/0/conditions/1/options/ssl`, 'must be boolean'],
-      [`${RULES}/2/actionOptions/serviceChain`, "Rule 'All Traffic': actionOptions.serviceChain 'chain_av' names no chain in SERVICE_CHAIN."],
-      ['/template/SERVICE_CHAIN/chain1/orderedServiceList/0/name', "Service chain 'chain_icap': orderedServiceList entry 'icap_av' names no service in SERVICE."],
+      [
+        `${RULES}/2/actionOptions/serviceChain`,
+        "Rule 'All Traffic': actionOptions.serviceChain 'chain_av' names no chain in SERVICE_CHAIN.",
+      ],
+      [
+        '/template/SERVICE_CHAIN/chain1/orderedServiceList/0/name',
+        "Service chain 'chain_icap': orderedServiceList entry 'icap_av' names no service in SERVICE.",
+      ],
       ['/targetList/0/name', "targetList: no DEVICE named 'sslo-device-9.example.net' is managed by this system."],
     ],
   },
@@ -209,19 +242,36 @@ const cases: Case[] = [
     body: broken((b) => {
       const extra = { vendorExtension: { any: [1, 'two', null] } };
       for (const place of [
-        b, b.template, b.template.TOPOLOGY, b.template.TOPOLOGY.ingressNetwork, b.template.TOPOLOGY.ingressNetwork.vlans[0],
-        b.template.SSL_SETTINGS, b.template.SECURITY_POLICY, ...b.template.SECURITY_POLICY.rules,
-        ...b.template.SECURITY_POLICY.rules.map((rule: any) => rule.actionOptions), b.template.SERVICE_CHAIN.chain1,
-        b.template.SERVICE_CHAIN.chain1.orderedServiceList[0], b.template.SERVICE.service1, b.template.SERVICE.service1.customService,
-        b.template.SERVICE.service1.customService.loadBalancing, ...b.template.SERVICE.service1.customService.loadBalancing.devices, b.targetList[0],
-      ]) Object.assign(place, extra);
+        b,
+        b.template,
+        b.template.TOPOLOGY,
+        b.template.TOPOLOGY.ingressNetwork,
+        b.template.TOPOLOGY.ingressNetwork.vlans[0],
+        b.template.SSL_SETTINGS,
+        b.template.SECURITY_POLICY,
+        ...b.template.SECURITY_POLICY.rules,
+        ...b.template.SECURITY_POLICY.rules.map((rule: any) => rule.actionOptions),
+        b.template.SERVICE_CHAIN.chain1,
+        b.template.SERVICE_CHAIN.chain1.orderedServiceList[0],
+        b.template.SERVICE.service1,
+        b.template.SERVICE.service1.customService,
+        b.template.SERVICE.service1.customService.loadBalancing,
+        ...b.template.SERVICE.service1.customService.loadBalancing.devices,
+        b.targetList[0],
+      ])
+        Object.assign(place, extra);
       b.template.SSL_SETTINGS.clientSettings = { cipherString: 'DEFAULT', certKeyChain: [] };
     }),
     problems: [],
   },
   {
     name: 'members named __proto__ and constructor are members like any other',
-    body: JSON.parse(JSON.stringify(example('l3Outbound')).replace('"service1"', '"__proto__"').replace('"chain1"', '"constructor"').replace('"Pinners_Rule"', '"toString"')),
+    body: JSON.parse(
+      JSON.stringify(example('l3Outbound'))
+        .replace('"service1"', '"__proto__"')
+        .replace('"chain1"', '"constructor"')
+        .replace('"Pinners_Rule"', '"toString"'),
+    ),
     problems: [],
   },
   {
@@ -239,7 +289,13 @@ const cases: Case[] = [
   },
   {
     name: 'a rule with more than 32 conditions',
-    body: broken((b) => (b.template.SECURITY_POLICY.rules[1].conditions = Array.from({ length: 33 }, () => ({ type: 'SSL Check', options: { ssl: true } })))),
+    body: broken(
+      (b) =>
+        (b.template.SECURITY_POLICY.rules[1].conditions = Array.from({ length: 33 }, () => ({
+          type: 'SSL Check',
+          options: { ssl: true },
+        }))),
+    ),
     problems: [[`${RULES}/1/conditions`, 'must NOT have more than 32 items']],
   },
   {
@@ -253,7 +309,8 @@ const cases: Case[] = [
   {
     name: 'more than 64 chains, the one a rule names last, is too many and nothing else',
     body: broken((b) => {
-      for (let i = 2; i <= 70; i++) b.template.SERVICE_CHAIN[`chain${i}`] = { name: `chain_${i}`, orderedServiceList: [{ name: 'icap_dlp' }] };
+      for (let i = 2; i <= 70; i++)
+        b.template.SERVICE_CHAIN[`chain${i}`] = { name: `chain_${i}`, orderedServiceList: [{ name: 'icap_dlp' }] };
       b.template.SECURITY_POLICY.rules[1].actionOptions.serviceChain = 'chain_70';
     }),
     problems: [['/template/SERVICE_CHAIN', 'must NOT have more than 64 properties']],
@@ -277,7 +334,9 @@ t.test('checkTopologyRequest reports exactly the expected problems', async (t) =
   t.ok(cases.filter((c) => c.problems.length > 0).length >= 18, 'at least 18 invalid requests');
   for (const { name, body, problems } of cases) {
     const found = checkTopologyRequest(body, deps);
-    const matches = found.length === problems.length && problems.every(([pointer, message], i) => found[i]!.pointer === pointer && found[i]!.message.includes(message));
+    const matches =
+      found.length === problems.length &&
+      problems.every(([pointer, message], i) => found[i]!.pointer === pointer && found[i]!.message.includes(message));
     t.ok(matches, name, { found, wanted: problems });
   }
 });
@@ -295,14 +354,28 @@ t.test("the spec's own 400 examples are what the check answers", async (t) => {
     b.template.SERVICE_CHAIN.chain1.orderedServiceList[0].name = 'icap_av';
     b.targetList[0].name = 'sslo-device-9.example.net';
   });
-  t.same(checkTopologyRequest(broken((b) => delete b.targetList), deps), errorsOf('invalidBody'));
+  t.same(
+    checkTopologyRequest(
+      broken((b) => delete b.targetList),
+      deps,
+    ),
+    errorsOf('invalidBody'),
+  );
   t.same(checkTopologyRequest(referencesBroken, deps), errorsOf('brokenReferences'));
   t.same(checkTopologyRequest(twoDefaults, deps), errorsOf('defaultRule'));
-  t.same(checkTopologyRequest(broken((b) => (b.template.SECURITY_POLICY.rules[0].conditions[1].options.ssl = 'yes')), deps), errorsOf('badCondition'));
+  t.same(
+    checkTopologyRequest(
+      broken((b) => (b.template.SECURITY_POLICY.rules[0].conditions[1].options.ssl = 'yes')),
+      deps,
+    ),
+    errorsOf('badCondition'),
+  );
 });
 
 t.test('a request with more than 100 problems lists 100 and says how many more', async (t) => {
-  const body = broken((b) => (b.targetList = Array.from({ length: 150 }, (_, i) => ({ type: 'DEVICE', name: `unknown-${i}.example.net` }))));
+  const body = broken(
+    (b) => (b.targetList = Array.from({ length: 150 }, (_, i) => ({ type: 'DEVICE', name: `unknown-${i}.example.net` }))),
+  );
   const found = checkTopologyRequest(body, deps);
   t.equal(found.length, 101);
   t.same(found[0], { pointer: '/targetList', message: 'must NOT have more than 64 items' });
@@ -310,7 +383,14 @@ t.test('a request with more than 100 problems lists 100 and says how many more',
 });
 
 t.test('a request with more than 10 000 problems stops checking conditions and says so', async (t) => {
-  const body = broken((b) => (b.template.SECURITY_POLICY.rules = Array.from({ length: 200 }, (_, i) => ({ name: `R${i}`, conditions: Array.from({ length: 60 }, () => ({})), actionOptions: { ssl: 'bypass' } }))));
+  const body = broken(
+    (b) =>
+      (b.template.SECURITY_POLICY.rules = Array.from({ length: 200 }, (_, i) => ({
+        name: `R${i}`,
+        conditions: Array.from({ length: 60 }, () => ({})),
+        actionOptions: { ssl: 'bypass' },
+      }))),
+  );
   const found = checkTopologyRequest(body, deps);
   t.equal(found.length, 101);
   t.match(found[100], { pointer: '', message: /^\.\.\. and at least \d+ more$/ });
@@ -324,7 +404,8 @@ t.test("the view's cuts are one past the largest limits of the request schema", 
     seen.add(node);
     const schema = node as Record<string, unknown>;
     if (typeof schema.$ref === 'string') walk((spec.components!.schemas as Record<string, unknown>)[schema.$ref.split('/').pop()!]);
-    for (const key of ['maxItems', 'maxProperties'] as const) if (typeof schema[key] === 'number') limits[key] = Math.max(limits[key], schema[key]);
+    for (const key of ['maxItems', 'maxProperties'] as const)
+      if (typeof schema[key] === 'number') limits[key] = Math.max(limits[key], schema[key]);
     Object.values(schema).forEach(walk);
   };
   walk({ $ref: '#/components/schemas/TopologyRequest' });
@@ -345,13 +426,26 @@ const resolve = (body: unknown, pointer: string): { found: boolean } => {
 /** Every path of a JSON value, as segments. */
 const pathsOf = (value: unknown, path: (string | number)[] = []): (string | number)[][] => [
   path,
-  ...(Array.isArray(value) ? value.flatMap((v, i) => pathsOf(v, [...path, i])) : typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...path, k])) : []),
+  ...(Array.isArray(value)
+    ? value.flatMap((v, i) => pathsOf(v, [...path, i]))
+    : typeof value === 'object' && value !== null
+      ? Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...path, k]))
+      : []),
 ];
 
 t.test('any JSON, or the example with any part replaced by any JSON, gives bounded problems that point into the request', async (t) => {
-  const key = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'name', 'type', 'isDefault', 'a/b~c', 'x'.repeat(300)));
+  const key = fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.constantFrom('__proto__', 'constructor', 'toString', 'name', 'type', 'isDefault', 'a/b~c', 'x'.repeat(300)),
+  );
   const { json } = fc.letrec((tie) => ({
-    json: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.string({ maxLength: 400 }), fc.array(tie('json'), { maxLength: 4 }), fc.dictionary(key, tie('json'), { maxKeys: 4 })),
+    json: fc.oneof(
+      { depthSize: 'small' },
+      fc.jsonValue({ maxDepth: 1 }),
+      fc.string({ maxLength: 400 }),
+      fc.array(tie('json'), { maxLength: 4 }),
+      fc.dictionary(key, tie('json'), { maxKeys: 4 }),
+    ),
   }));
   const base = example('l3Outbound');
   const mutated = fc.tuple(fc.constantFrom(...pathsOf(base).filter((p) => p.length > 0)), json).map(([path, value]) => {
@@ -365,7 +459,13 @@ t.test('any JSON, or the example with any part replaced by any JSON, gives bound
     fc.property(fc.oneof(json, mutated), (body) => {
       const problems = checkTopologyRequest(body, deps);
       if (problems.length === 0) valid++;
-      return problems.length <= 101 && problems.every((p) => typeof p.pointer === 'string' && resolve(body, p.pointer).found && typeof p.message === 'string' && p.message.length <= 300);
+      return (
+        problems.length <= 101 &&
+        problems.every(
+          (p) =>
+            typeof p.pointer === 'string' && resolve(body, p.pointer).found && typeof p.message === 'string' && p.message.length <= 300,
+        )
+      );
     }),
     { numRuns: 400 },
   );

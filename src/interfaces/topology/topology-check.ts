@@ -16,9 +16,15 @@ const MAX_PROBLEMS = 100;
 const PROBLEM_BUDGET = 10_000;
 const NAME_MESSAGE = "must start with a letter and hold only letters, digits, '_', '.' or '-' (at most 48 characters)";
 const PORT_MESSAGE = 'must be a port number from 1 to 65535, as a string';
-const FORMAT_WORDS: ReadonlyMap<string, string> = new Map([['ipv4', 'an IPv4 address'], ['ipv6', 'an IPv6 address']]);
+const FORMAT_WORDS: ReadonlyMap<string, string> = new Map([
+  ['ipv4', 'an IPv4 address'],
+  ['ipv6', 'an IPv6 address'],
+]);
 /** The condition types the spec validates strictly; any other type is an OtherCondition (spec: Condition). */
-const CONDITION_SCHEMAS: ReadonlyMap<string, string> = new Map([['SNI Category Lookup', 'SniCategoryLookupCondition'], ['SSL Check', 'SslCheckCondition']]);
+const CONDITION_SCHEMAS: ReadonlyMap<string, string> = new Map([
+  ['SNI Category Lookup', 'SniCategoryLookupCondition'],
+  ['SSL Check', 'SslCheckCondition'],
+]);
 /** The member of SERVICE_CHAIN or SERVICE an error is under. */
 const LABELLED = /^\/template\/SERVICE(?:_CHAIN)?\/[^/]*/;
 const POLICY = '/template/SECURITY_POLICY';
@@ -70,7 +76,10 @@ export function checkTopologyRequest(body: unknown, deps: CheckDeps): Problem[] 
   });
   const ordered = inDocumentOrder(body, unique);
   if (ordered.length <= MAX_PROBLEMS && complete) return ordered;
-  return [...ordered.slice(0, MAX_PROBLEMS), { pointer: '', message: `... and ${complete ? '' : 'at least '}${ordered.length - MAX_PROBLEMS} more` }];
+  return [
+    ...ordered.slice(0, MAX_PROBLEMS),
+    { pointer: '', message: `... and ${complete ? '' : 'at least '}${ordered.length - MAX_PROBLEMS} more` },
+  ];
 }
 
 /**
@@ -90,7 +99,11 @@ function boundedView(body: unknown) {
     if (Array.isArray(value)) return value.slice(0, LIST_LIMIT).map((item) => copy(item, depth + 1, 'other'));
     if (!isObject(value)) return value;
     const placeOf = (key: string) =>
-      place === 'request' && key === 'template' ? 'template' : place === 'template' && (key === 'SERVICE_CHAIN' || key === 'SERVICE') ? 'map' : 'other';
+      place === 'request' && key === 'template'
+        ? 'template'
+        : place === 'template' && (key === 'SERVICE_CHAIN' || key === 'SERVICE')
+          ? 'map'
+          : 'other';
     const entries = Object.entries(value).slice(0, place === 'map' ? MAP_LIMIT : undefined);
     return Object.fromEntries(entries.map(([key, member]) => [key, copy(member, depth + 1, placeOf(key))]));
   };
@@ -99,13 +112,16 @@ function boundedView(body: unknown) {
   const standInRules = rules.map((rule, i) => {
     const ruleConditions = own(rule, 'conditions');
     if (!Array.isArray(ruleConditions)) return rule;
-    ruleConditions.forEach((condition, j) => conditions.push({ pointer: at(POLICY, 'rules', i, 'conditions', j), condition }));
+    for (const [j, condition] of ruleConditions.entries()) conditions.push({ pointer: at(POLICY, 'rules', i, 'conditions', j), condition });
     return { ...(rule as object), conditions: ruleConditions.map(() => CONDITION_STAND_IN) };
   });
   const policy = own(own(view, 'template'), 'SECURITY_POLICY');
   const forSchema = !Array.isArray(own(policy, 'rules'))
     ? view
-    : { ...(view as object), template: { ...(own(view, 'template') as object), SECURITY_POLICY: { ...(policy as object), rules: standInRules } } };
+    : {
+        ...(view as object),
+        template: { ...(own(view, 'template') as object), SECURITY_POLICY: { ...(policy as object), rules: standInRules } },
+      };
   return { view, forSchema, conditions };
 }
 
@@ -147,7 +163,13 @@ function schemaProblems(body: unknown, schema: CheckDeps['schema']) {
       const key = `${pointer}\u0000${branch[1]}`;
       formats.set(key, [...(formats.get(key) ?? []), String(error.params.format)]);
     } else if (keyword === 'anyOf' && formats.has(`${pointer}\u0000${schemaPath}`)) {
-      problems.push({ pointer, message: `must be ${formats.get(`${pointer}\u0000${schemaPath}`)!.map((f) => FORMAT_WORDS.get(f) ?? f).join(' or ')}` });
+      problems.push({
+        pointer,
+        message: `must be ${formats
+          .get(`${pointer}\u0000${schemaPath}`)!
+          .map((f) => FORMAT_WORDS.get(f) ?? f)
+          .join(' or ')}`,
+      });
     } else {
       const prefix = error.propertyName === undefined ? '' : `property name ${quote(error.propertyName)} `;
       problems.push({ pointer, message: prefix + schemaMessage(error) });
@@ -171,7 +193,12 @@ function conditionProblems(condition: unknown, pointer: string, schema: CheckDep
  * within `view`; what a whole list holds (the chain and service names, the default rules) is read from
  * `whole`, so that a cut never makes a reference or the default rule look missing.
  */
-function semanticProblems(view: unknown, whole: unknown, knownDevices: ReadonlySet<string>, rejectedLabels: ReadonlySet<string>): Problem[] {
+function semanticProblems(
+  view: unknown,
+  whole: unknown,
+  knownDevices: ReadonlySet<string>,
+  rejectedLabels: ReadonlySet<string>,
+): Problem[] {
   const problems: Problem[] = [];
   const report = (pointer: string, message: string) => problems.push({ pointer, message });
   const template = own(view, 'template');
@@ -185,7 +212,10 @@ function semanticProblems(view: unknown, whole: unknown, knownDevices: ReadonlyS
   const chains = sections('SERVICE_CHAIN');
   const services = sections('SERVICE');
 
-  for (const [member, section, sectionName] of [['sslSetting', sslSettings, 'SSL_SETTINGS'], ['securityPolicy', policy, 'SECURITY_POLICY']] as const) {
+  for (const [member, section, sectionName] of [
+    ['sslSetting', sslSettings, 'SSL_SETTINGS'],
+    ['securityPolicy', policy, 'SECURITY_POLICY'],
+  ] as const) {
     const reference = text(own(topology, member));
     const name = text(own(section, 'name'));
     if (reference !== undefined && name !== undefined && reference !== name) {
@@ -210,16 +240,27 @@ function semanticProblems(view: unknown, whole: unknown, knownDevices: ReadonlyS
     }
     for (const i of defaults.filter((i) => i < rules.length)) {
       const count = list(own(allRules[i], 'conditions')).length;
-      if (count > 0) report(at(POLICY, 'rules', i, 'conditions'), `Rule ${ruleLabel(i)} is the default rule and has ${count} condition${count === 1 ? '' : 's'}; the default rule has none.`);
+      if (count > 0)
+        report(
+          at(POLICY, 'rules', i, 'conditions'),
+          `Rule ${ruleLabel(i)} is the default rule and has ${count} condition${count === 1 ? '' : 's'}; the default rule has none.`,
+        );
     }
     const ruleNames = new Set<string>();
     rules.forEach((rule, i) => {
       const name = text(own(rule, 'name'));
-      if (name !== undefined && ruleNames.has(name)) report(at(POLICY, 'rules', i, 'name'), `Rule name ${quote(name)} is used more than once in ${policyLabel}; rule names are unique within a policy.`);
+      if (name !== undefined && ruleNames.has(name))
+        report(
+          at(POLICY, 'rules', i, 'name'),
+          `Rule name ${quote(name)} is used more than once in ${policyLabel}; rule names are unique within a policy.`,
+        );
       if (name !== undefined) ruleNames.add(name);
       const chain = text(own(own(rule, 'actionOptions'), 'serviceChain'));
       if (chain !== undefined && chains.present && !chains.names.has(chain)) {
-        report(at(POLICY, 'rules', i, 'actionOptions', 'serviceChain'), `Rule ${ruleLabel(i)}: actionOptions.serviceChain ${quote(chain)} names no chain in SERVICE_CHAIN.`);
+        report(
+          at(POLICY, 'rules', i, 'actionOptions', 'serviceChain'),
+          `Rule ${ruleLabel(i)}: actionOptions.serviceChain ${quote(chain)} names no chain in SERVICE_CHAIN.`,
+        );
       }
     });
   }
@@ -229,7 +270,10 @@ function semanticProblems(view: unknown, whole: unknown, knownDevices: ReadonlyS
     list(own(chain, 'orderedServiceList')).forEach((entry, j) => {
       const service = text(own(entry, 'name'));
       if (service !== undefined && services.present && !services.names.has(service)) {
-        report(at(chains.pointer, label, 'orderedServiceList', j, 'name'), `Service chain ${chainName}: orderedServiceList entry ${quote(service)} names no service in SERVICE.`);
+        report(
+          at(chains.pointer, label, 'orderedServiceList', j, 'name'),
+          `Service chain ${chainName}: orderedServiceList entry ${quote(service)} names no service in SERVICE.`,
+        );
       }
     });
   }
@@ -243,7 +287,10 @@ function semanticProblems(view: unknown, whole: unknown, knownDevices: ReadonlyS
       if (ip === undefined || port === undefined) return;
       const pair = `${ip}\u0000${port}`;
       if (pairs.has(pair)) {
-        report(at(services.pointer, label, 'customService', 'loadBalancing', 'devices', k), `Service ${serviceName}: device ${quote(ip)} port ${quote(port)} is listed more than once.`);
+        report(
+          at(services.pointer, label, 'customService', 'loadBalancing', 'devices', k),
+          `Service ${serviceName}: device ${quote(ip)} port ${quote(port)} is listed more than once.`,
+        );
       }
       pairs.add(pair);
     });
@@ -253,23 +300,37 @@ function semanticProblems(view: unknown, whole: unknown, knownDevices: ReadonlyS
   list(own(view, 'targetList')).forEach((target, k) => {
     const [type, name] = [text(own(target, 'type')), text(own(target, 'name'))];
     if (type !== undefined && type !== 'DEVICE') {
-      report(at('/targetList', k, 'type'), `targetList entry ${name === undefined ? `#${k}` : quote(name)} has type ${quote(type)}; only DEVICE targets are supported.`);
+      report(
+        at('/targetList', k, 'type'),
+        `targetList entry ${name === undefined ? `#${k}` : quote(name)} has type ${quote(type)}; only DEVICE targets are supported.`,
+      );
     } else if (name !== undefined && !knownDevices.has(name)) {
       report(at('/targetList', k, 'name'), `targetList: no DEVICE named ${quote(name)} is managed by this system.`);
     }
-    if (name !== undefined && targetNames.has(name)) report(at('/targetList', k, 'name'), `targetList: device ${quote(name)} is listed more than once.`);
+    if (name !== undefined && targetNames.has(name))
+      report(at('/targetList', k, 'name'), `targetList: device ${quote(name)} is listed more than once.`);
     if (name !== undefined) targetNames.add(name);
   });
   return problems;
 }
 
 /** Names unique across SERVICE_CHAIN (or SERVICE): each repeat is reported at its own `name`. */
-function reportDuplicateNames(entries: [string, unknown][], pointer: string, kind: string, section: string, report: (pointer: string, message: string) => void) {
+function reportDuplicateNames(
+  entries: [string, unknown][],
+  pointer: string,
+  kind: string,
+  section: string,
+  report: (pointer: string, message: string) => void,
+) {
   const names = new Set<string>();
   for (const [label, value] of entries) {
     const name = text(own(value, 'name'));
     if (name === undefined) continue;
-    if (names.has(name)) report(at(pointer, label, 'name'), `${kind} name ${quote(name)} is used more than once in ${section}; ${kind.toLowerCase()} names are unique.`);
+    if (names.has(name))
+      report(
+        at(pointer, label, 'name'),
+        `${kind} name ${quote(name)} is used more than once in ${section}; ${kind.toLowerCase()} names are unique.`,
+      );
     names.add(name);
   }
 }
@@ -288,7 +349,15 @@ function inDocumentOrder(body: unknown, problems: Problem[]): Problem[] {
     return order.get(segment) ?? Infinity;
   };
   const child = (node: unknown, segment: string) => (Array.isArray(node) ? node[Number(segment)] : own(node, segment));
-  const segments = new Map(problems.map(({ pointer }) => [pointer, pointer.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))]));
+  const segments = new Map(
+    problems.map(({ pointer }) => [
+      pointer,
+      pointer
+        .split('/')
+        .slice(1)
+        .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')),
+    ]),
+  );
   return problems.toSorted((a, b) => {
     const [sa, sb] = [segments.get(a.pointer)!, segments.get(b.pointer)!];
     let node = body;

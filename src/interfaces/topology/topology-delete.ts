@@ -14,7 +14,8 @@ export type TopologyDeleteOptions = { db: Database; clock: Clock; inventory: Dev
 /** What a delete answers: with a sentence per device it skipped because it is no longer in the inventory (its tenants may still be there). */
 function deletedMessage(label: string, skipped: Deleted['skippedDevices']): string {
   const notes = skipped.map(
-    (s) => ` Device ${quote(s.hostname)} is no longer in the inventory (PORTOLAN_CENTRAL_DEVICES), so it was not asked to remove ${s.tenants.map(quote).join(', ')}; they may still be there.`,
+    (s) =>
+      ` Device ${quote(s.hostname)} is no longer in the inventory (PORTOLAN_CENTRAL_DEVICES), so it was not asked to remove ${s.tenants.map(quote).join(', ')}; they may still be there.`,
   );
   return `${label} was deleted.${notes.join('')}`;
 }
@@ -23,7 +24,8 @@ function deletedMessage(label: string, skipped: Deleted['skippedDevices']): stri
 function inUse(kind: ObjectKind, name: string, user: ObjectRef): string {
   const label = `${KIND_LABEL[kind]} ${quote(name)}`;
   const verb = kind === 'ssl' ? 'are' : 'is';
-  if (user.fromKind === 'policy' && user.via !== '') return `${label} ${verb} used by rule ${quote(user.via)} of security policy ${quote(user.fromName)}.`;
+  if (user.fromKind === 'policy' && user.via !== '')
+    return `${label} ${verb} used by rule ${quote(user.via)} of security policy ${quote(user.fromName)}.`;
   return `${label} ${verb} used by ${KIND_LABEL[user.fromKind].toLowerCase()} ${quote(user.fromName)}; delete the ${KIND_LABEL[user.fromKind].toLowerCase()} first.`;
 }
 
@@ -44,12 +46,17 @@ export function createTopologyDelete({ db, clock, inventory, devices }: Topology
       const doomed: ObjectKey[] = [{ kind, name }];
       if (kind === 'topology') {
         const task = await store.lastTaskOf(tx, name);
-        if (task?.status === 'STARTED') return refuse(409, `Topology ${quote(name)} is being deployed by task ${task.id}; delete it when the task has ended.`);
+        if (task?.status === 'STARTED')
+          return refuse(409, `Topology ${quote(name)} is being deployed by task ${task.id}; delete it when the task has ended.`);
         // The security policy created with this topology goes with it, unless another topology uses it.
         const policy = (await store.usesOf(tx, 'topology', name)).find((r) => r.toKind === 'policy');
         const owner = policy && (await store.getObject(tx, 'policy', policy.toName));
         const ownedHere = owner && (await store.getTask(tx, owner.createdByTask))?.topologyName === name;
-        if (policy && ownedHere && (await store.usersOf(tx, 'policy', policy.toName)).every((u) => u.fromKind === 'topology' && u.fromName === name)) {
+        if (
+          policy &&
+          ownedHere &&
+          (await store.usersOf(tx, 'policy', policy.toName)).every((u) => u.fromKind === 'topology' && u.fromName === name)
+        ) {
           doomed.push({ kind: 'policy', name: policy.toName });
         }
       } else {
@@ -86,7 +93,10 @@ export function createTopologyDelete({ db, clock, inventory, devices }: Topology
         });
         const stay = tenants.filter((tenant) => !outcome.confirmed.includes(tenant));
         const done = cleared.length > 0 ? ` (its tenants already left ${cleared.map(quote).join(', ')})` : '';
-        return refuse(503, `Device ${quote(hostname)} could not remove ${stay.map(quote).join(', ')}: ${outcome.message}. ${label} was not deleted${done}; send the delete again.`);
+        return refuse(
+          503,
+          `Device ${quote(hostname)} could not remove ${stay.map(quote).join(', ')}: ${outcome.message}. ${label} was not deleted${done}; send the delete again.`,
+        );
       }
       cleared.push(hostname);
     }

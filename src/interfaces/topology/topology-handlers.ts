@@ -45,11 +45,19 @@ const taskRecord = (task: TaskRow): B.TaskRecord => ({
 export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   const { service } = deps;
 
-  const createTopology: TypedHandler<B.CreateTopologyData, B.CreateTopologyResponses & B.CreateTopologyErrors> = async ({ body, remoteAddress }) => {
+  const createTopology: TypedHandler<B.CreateTopologyData, B.CreateTopologyResponses & B.CreateTopologyErrors> = async ({
+    body,
+    remoteAddress,
+  }) => {
     const problems = await deps.check(body);
     if (problems.length > 0) {
       const count = problems.filter((p) => !p.message.startsWith('... and ')).length;
-      return failure(400, `Invalid topology request: ${problems.length === count ? count : `more than ${count}`} problem${count === 1 ? '' : 's'}.`, remoteAddress, { errors: problems });
+      return failure(
+        400,
+        `Invalid topology request: ${problems.length === count ? count : `more than ${count}`} problem${count === 1 ? '' : 's'}.`,
+        remoteAddress,
+        { errors: problems },
+      );
     }
     const outcome = await service.create(body);
     if (!outcome.ok) return failure(409, outcome.refusal.message, remoteAddress);
@@ -57,7 +65,10 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
     return { status: 202, body: record, headers: { location: `/mgmt/cm/ssl-orch/tasks/api/${record.id}` } };
   };
 
-  const getTopologyTask: TypedHandler<B.GetTopologyTaskData, B.GetTopologyTaskResponses & B.GetTopologyTaskErrors> = async ({ params, remoteAddress }) => {
+  const getTopologyTask: TypedHandler<B.GetTopologyTaskData, B.GetTopologyTaskResponses & B.GetTopologyTaskErrors> = async ({
+    params,
+    remoteAddress,
+  }) => {
     const task = await service.task(params.taskId);
     return task ? { status: 200, body: taskRecord(task) } : failure(404, `Task '${params.taskId}' was not found.`, remoteAddress);
   };
@@ -65,7 +76,8 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   const getTopology: TypedHandler<B.GetTopologyData, B.GetTopologyResponses & B.GetTopologyErrors> = async ({ params, remoteAddress }) => {
     const found = await service.readTopology(params.topologyName);
     if (!found) return failure(404, `Topology '${params.topologyName}' was not found.`, remoteAddress);
-    const definition = found.definition as Definition & Pick<B.TopologyRecord, 'name' | 'type' | 'sslSetting' | 'securityPolicy' | 'targetList'>;
+    const definition = found.definition as Definition &
+      Pick<B.TopologyRecord, 'name' | 'type' | 'sslSetting' | 'securityPolicy' | 'targetList'>;
     const body: B.TopologyRecord = {
       ...definition,
       serviceChains: found.serviceChains,
@@ -77,25 +89,29 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   };
 
   /** GET of an object kind: its definition as stored, who uses it, where it is deployed. */
-  const reader = (kind: Exclude<ObjectKind, 'topology'>, param: string) => async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
-    const name = request.params[param]!;
-    const found = await service.read(kind, name);
-    if (!found) return failure(404, `${KIND_LABEL[kind]} '${name}' was not found.`, request.remoteAddress);
-    const { definition, usedBy, devices, unconfirmedDevices } = found;
-    return { status: 200, body: { ...definition, usedBy, devices, unconfirmedDevices, selfLink: `${SELF}${PATHS[kind]}/${name}` } };
-  };
+  const reader =
+    (kind: Exclude<ObjectKind, 'topology'>, param: string) =>
+    async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
+      const name = request.params[param]!;
+      const found = await service.read(kind, name);
+      if (!found) return failure(404, `${KIND_LABEL[kind]} '${name}' was not found.`, request.remoteAddress);
+      const { definition, usedBy, devices, unconfirmedDevices } = found;
+      return { status: 200, body: { ...definition, usedBy, devices, unconfirmedDevices, selfLink: `${SELF}${PATHS[kind]}/${name}` } };
+    };
   /**
    * DELETE of any kind: 204; 200 with a `DeleteResult` when devices no longer in the inventory were
    * skipped (their tenants may still be there); or the refusal (404, 409 in use, 503 a device failed).
    */
-  const deleter = (kind: ObjectKind, param: string) => async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
-    const outcome = await service.remove(kind, request.params[param]!);
-    if (!outcome.ok) return refused(outcome.refusal, request.remoteAddress);
-    const { skippedDevices, message } = outcome.value;
-    if (skippedDevices.length === 0) return { status: 204 };
-    const body: B.DeleteResult = { message, skippedDevices };
-    return { status: 200, body };
-  };
+  const deleter =
+    (kind: ObjectKind, param: string) =>
+    async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
+      const outcome = await service.remove(kind, request.params[param]!);
+      if (!outcome.ok) return refused(outcome.refusal, request.remoteAddress);
+      const { skippedDevices, message } = outcome.value;
+      if (skippedDevices.length === 0) return { status: 204 };
+      const body: B.DeleteResult = { message, skippedDevices };
+      return { status: 200, body };
+    };
 
   const listManagedDevices: TypedHandler<B.ListManagedDevicesData, B.ListManagedDevicesResponses & B.ListManagedDevicesErrors> = () => ({
     status: 200,

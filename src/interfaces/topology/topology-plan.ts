@@ -19,7 +19,13 @@ export const KIND_LABEL: Readonly<Record<ObjectKind, string>> = {
 };
 
 /** Each object is one tenant on a device (spec: "What reaches the device"). */
-const TENANT_PREFIX: Readonly<Record<ObjectKind, string>> = { topology: 'ssloT_', policy: 'ssloP_', chain: 'ssloC_', service: 'ssloS_', ssl: 'ssloL_' };
+const TENANT_PREFIX: Readonly<Record<ObjectKind, string>> = {
+  topology: 'ssloT_',
+  policy: 'ssloP_',
+  chain: 'ssloC_',
+  service: 'ssloS_',
+  ssl: 'ssloL_',
+};
 const MEMBER_CLASS: Readonly<Record<ObjectKind, string>> = {
   topology: 'SSLO_Topology',
   policy: 'SSLO_Security_Policy',
@@ -40,7 +46,14 @@ export const SSL_SETTINGS_DEFAULTS = {
     alpn: false,
     logPublisher: '/Common/sys-ssl-publisher',
   },
-  serverSettings: { cipherString: 'DEFAULT', caBundle: '/Common/ca-bundle.crt', expiredCertificates: 'drop', untrustedCertificates: 'drop', ocsp: '', crl: '' },
+  serverSettings: {
+    cipherString: 'DEFAULT',
+    caBundle: '/Common/ca-bundle.crt',
+    expiredCertificates: 'drop',
+    untrustedCertificates: 'drop',
+    ocsp: '',
+    crl: '',
+  },
 } as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -58,7 +71,13 @@ export function withSslDefaults(section: Definition): Definition {
 /** JSON with keys sorted at every level: two definitions are the same when these are equal. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+    isRecord(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v,
   );
 }
 
@@ -72,10 +91,18 @@ export function objectsOfRequest(request: TopologyRequest): { objects: ObjectDef
   const topology = template.TOPOLOGY;
   const objects: ObjectDef[] = [
     { kind: 'ssl', name: template.SSL_SETTINGS.name, definition: withSslDefaults(template.SSL_SETTINGS) },
-    ...Object.values(template.SERVICE).map((service): ObjectDef => ({ kind: 'service', name: service.name, definition: structuredClone(service) })),
-    ...Object.values(template.SERVICE_CHAIN).map((chain): ObjectDef => ({ kind: 'chain', name: chain.name, definition: structuredClone(chain) })),
+    ...Object.values(template.SERVICE).map(
+      (service): ObjectDef => ({ kind: 'service', name: service.name, definition: structuredClone(service) }),
+    ),
+    ...Object.values(template.SERVICE_CHAIN).map(
+      (chain): ObjectDef => ({ kind: 'chain', name: chain.name, definition: structuredClone(chain) }),
+    ),
     { kind: 'policy', name: template.SECURITY_POLICY.name, definition: structuredClone(template.SECURITY_POLICY) },
-    { kind: 'topology', name: topology.name, definition: { ...structuredClone(topology), targetList: structuredClone(request.targetList) } },
+    {
+      kind: 'topology',
+      name: topology.name,
+      definition: { ...structuredClone(topology), targetList: structuredClone(request.targetList) },
+    },
   ];
   const refs: ObjectRef[] = [
     { fromKind: 'topology', fromName: topology.name, toKind: 'ssl', toName: topology.sslSetting, via: '' },
@@ -83,10 +110,12 @@ export function objectsOfRequest(request: TopologyRequest): { objects: ObjectDef
   ];
   for (const rule of template.SECURITY_POLICY.rules) {
     const chain = rule.actionOptions.serviceChain;
-    if (chain !== undefined) refs.push({ fromKind: 'policy', fromName: template.SECURITY_POLICY.name, toKind: 'chain', toName: chain, via: rule.name });
+    if (chain !== undefined)
+      refs.push({ fromKind: 'policy', fromName: template.SECURITY_POLICY.name, toKind: 'chain', toName: chain, via: rule.name });
   }
   for (const chain of Object.values(template.SERVICE_CHAIN)) {
-    for (const entry of chain.orderedServiceList) refs.push({ fromKind: 'chain', fromName: chain.name, toKind: 'service', toName: entry.name, via: '' });
+    for (const entry of chain.orderedServiceList)
+      refs.push({ fromKind: 'chain', fromName: chain.name, toKind: 'service', toName: entry.name, via: '' });
   }
   return { objects, refs };
 }
@@ -99,8 +128,13 @@ export function objectsOfRequest(request: TopologyRequest): { objects: ObjectDef
 export function tenantOf(object: ObjectDef): [string, Definition] {
   const members: Definition = {};
   if (object.kind === 'service') {
-    const devices = (object.definition.customService as { loadBalancing: { devices: { ip: string; port: string }[] } }).loadBalancing.devices;
-    members.pool = { class: 'Pool', monitors: ['tcp'], members: devices.map((d) => ({ servicePort: Number(d.port), serverAddresses: [d.ip] })) };
+    const devices = (object.definition.customService as { loadBalancing: { devices: { ip: string; port: string }[] } }).loadBalancing
+      .devices;
+    members.pool = {
+      class: 'Pool',
+      monitors: ['tcp'],
+      members: devices.map((d) => ({ servicePort: Number(d.port), serverAddresses: [d.ip] })),
+    };
   }
   members.definition = { ...object.definition, class: MEMBER_CLASS[object.kind] };
   return [tenantName(object.kind, object.name), { class: 'Tenant', sslo: { class: 'Application', template: 'generic', ...members } }];

@@ -6,7 +6,17 @@ import { isDatabaseError } from '../../stores/database-error.ts';
 import type { DeviceClient, DeviceOutcome } from './device-client.ts';
 import type { DeviceInventory } from './device-inventory.ts';
 import { createTopologyDelete } from './topology-delete.ts';
-import { canonicalJson, KIND_LABEL, objectsOfRequest, tenantName, tenantOf, type Definition, type ObjectDef, type ObjectKey, type ObjectKind } from './topology-plan.ts';
+import {
+  canonicalJson,
+  KIND_LABEL,
+  objectsOfRequest,
+  tenantName,
+  tenantOf,
+  type Definition,
+  type ObjectDef,
+  type ObjectKey,
+  type ObjectKind,
+} from './topology-plan.ts';
 import { quote, refuse, type Outcome } from './topology-outcome.ts';
 import { topologyStore as store, type TaskRow } from './topology-store.ts';
 
@@ -45,7 +55,10 @@ export function createTopologyService(options: TopologyServiceOptions) {
           const existing = await store.getObject(tx, object.kind, object.name);
           if (existing) {
             if (canonicalJson(existing.definition) !== canonicalJson(object.definition)) {
-              return refuse(409, `${KIND_LABEL[object.kind]} ${quote(object.name)} already exists with a different definition; use another name or the same definition.`);
+              return refuse(
+                409,
+                `${KIND_LABEL[object.kind]} ${quote(object.name)} already exists with a different definition; use another name or the same definition.`,
+              );
             }
             // Not reused while it may still go: its delete is under way, or the task that created it may fail and undo it.
             const label = `${KIND_LABEL[object.kind]} ${quote(object.name)}`;
@@ -53,14 +66,24 @@ export function createTopologyService(options: TopologyServiceOptions) {
               return refuse(409, `${label} is being deleted; try again when the delete has ended.`);
             }
             const creator = await store.getTask(tx, existing.createdByTask);
-            if (creator?.status === 'STARTED') return refuse(409, `${label} is being created by task ${creator.id}; try again when it has ended.`);
+            if (creator?.status === 'STARTED')
+              return refuse(409, `${label} is being created by task ${creator.id}; try again when it has ended.`);
             continue;
           }
           await store.insertObject(tx, object, taskId, clock.nowMs());
           created.push({ kind: object.kind, name: object.name });
         }
         for (const ref of refs) await store.insertRef(tx, ref);
-        const task: TaskRow = { id: taskId, topologyName, status: 'STARTED', targets: request.targetList.map((t) => ({ type: t.type, name: t.name })), created, startMs: clock.nowMs(), endMs: undefined, message: undefined };
+        const task: TaskRow = {
+          id: taskId,
+          topologyName,
+          status: 'STARTED',
+          targets: request.targetList.map((t) => ({ type: t.type, name: t.name })),
+          created,
+          startMs: clock.nowMs(),
+          endMs: undefined,
+          message: undefined,
+        };
         await store.insertTask(tx, task);
         await options.enqueueDeployment(tx, taskId);
         return { ok: true, value: task };
@@ -94,15 +117,17 @@ export function createTopologyService(options: TopologyServiceOptions) {
    */
   async function deploy(taskId: string, signal: AbortSignal): Promise<void> {
     const task = await store.getTask(db, taskId);
-    if (!task || task.status !== 'STARTED') return;
+    if (task?.status !== 'STARTED') return;
     const objects = await reachable(db, task.topologyName);
-    if (!objects.some((o) => o.kind === 'topology')) return fail(task, `Topology ${quote(task.topologyName)} is no longer on the management system.`);
+    if (!objects.some((o) => o.kind === 'topology'))
+      return fail(task, `Topology ${quote(task.topologyName)} is no longer on the management system.`);
     const tenants = Object.fromEntries(objects.map(tenantOf));
     // This run's own mark on its attempts: a run of the same task that a lost lease left going never settles ours.
     const run = `${task.id}:${options.newTaskId()}`;
     for (const target of task.targets) {
       const device = inventory.find(target.name);
-      if (!device) return fail(task, `Deployment to ${target.name} failed: the device is no longer in the inventory (PORTOLAN_CENTRAL_DEVICES).`);
+      if (!device)
+        return fail(task, `Deployment to ${target.name} failed: the device is no longer in the inventory (PORTOLAN_CENTRAL_DEVICES).`);
       // Recorded before the call as "may be there": whatever part of it reaches the device, even if this
       // process dies before the answer, a record says where to remove it from. The answer settles it.
       await db.transaction(async (tx) => {
@@ -151,7 +176,9 @@ export function createTopologyService(options: TopologyServiceOptions) {
     for (const [hostname, objects] of await store.placesOfEach(db, removable)) {
       const tenants = objects.map((o) => tenantName(o.kind, o.name));
       const device = inventory.find(hostname);
-      const outcome: DeviceOutcome = device ? await devices.removeTenants(device, tenants) : { ok: false, message: 'not in the inventory', confirmed: [], others: 'unchanged' };
+      const outcome: DeviceOutcome = device
+        ? await devices.removeTenants(device, tenants)
+        : { ok: false, message: 'not in the inventory', confirmed: [], others: 'unchanged' };
       const stay = outcome.ok ? [] : tenants.filter((tenant) => !outcome.confirmed.includes(tenant));
       if (stay.length > 0) left.push(`${hostname} (${stay.join(', ')})`);
     }
@@ -171,7 +198,10 @@ export function createTopologyService(options: TopologyServiceOptions) {
   }
 
   /** An object as stored, with the names of the objects that use it and the devices it is (or may be) deployed to. */
-  async function read(kind: ObjectKind, name: string): Promise<{ definition: Definition; usedBy: string[]; devices: string[]; unconfirmedDevices: string[] } | undefined> {
+  async function read(
+    kind: ObjectKind,
+    name: string,
+  ): Promise<{ definition: Definition; usedBy: string[]; devices: string[]; unconfirmedDevices: string[] } | undefined> {
     const found = await store.getObject(db, kind, name);
     if (!found) return undefined;
     const users = await store.usersOf(db, kind, name);

@@ -15,7 +15,16 @@ export type TaskRow = {
   message: string | undefined;
 };
 
-type RawTask = { id: string; topology_name: string; status: string; targets: string; created_objects: string; start_ms: number; end_ms: number | null; message: string | null };
+type RawTask = {
+  id: string;
+  topology_name: string;
+  status: string;
+  targets: string;
+  created_objects: string;
+  start_ms: number;
+  end_ms: number | null;
+  message: string | null;
+};
 
 const taskOf = (row: RawTask): TaskRow => ({
   id: row.id,
@@ -33,14 +42,22 @@ const taskOf = (row: RawTask): TaskRow => ({
  * caller composes them inside one transaction (`db.transaction((tx) => ...)`).
  */
 export const topologyStore = {
-  async getObject(db: Database, kind: ObjectKind, name: string): Promise<{ definition: Definition; createdByTask: string; deletingSinceMs: number | undefined } | undefined> {
+  async getObject(
+    db: Database,
+    kind: ObjectKind,
+    name: string,
+  ): Promise<{ definition: Definition; createdByTask: string; deletingSinceMs: number | undefined } | undefined> {
     const rows = await db.query<{ definition: string; created_by_task: string; deleting_since_ms: number | null }>(
       'SELECT definition, created_by_task, deleting_since_ms FROM topology_objects WHERE kind = $1 AND name = $2',
       [kind, name],
     );
     const row = rows[0];
     return row
-      ? { definition: JSON.parse(row.definition) as Definition, createdByTask: row.created_by_task, deletingSinceMs: row.deleting_since_ms === null ? undefined : Number(row.deleting_since_ms) }
+      ? {
+          definition: JSON.parse(row.definition) as Definition,
+          createdByTask: row.created_by_task,
+          deletingSinceMs: row.deleting_since_ms === null ? undefined : Number(row.deleting_since_ms),
+        }
       : undefined;
   },
 
@@ -94,18 +111,37 @@ export const topologyStore = {
 
   /** Before a task sends the object to the device: from now on it may be there (until the answer settles it). */
   async addAttempt(db: Database, taskId: string, kind: ObjectKind, name: string, device: string): Promise<void> {
-    await db.execute('INSERT INTO topology_deploy_attempts (kind, name, device, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [kind, name, device, taskId]);
+    await db.execute('INSERT INTO topology_deploy_attempts (kind, name, device, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+      kind,
+      name,
+      device,
+      taskId,
+    ]);
   },
 
   /** The device confirmed it has the object (deployed, or `no change`): recorded as there, the task's attempt settled. */
   async confirmDeployment(db: Database, taskId: string, kind: ObjectKind, name: string, device: string): Promise<void> {
-    await db.execute('INSERT INTO topology_deployments (kind, name, device) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [kind, name, device]);
-    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3 AND task_id = $4', [kind, name, device, taskId]);
+    await db.execute('INSERT INTO topology_deployments (kind, name, device) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+      kind,
+      name,
+      device,
+    ]);
+    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3 AND task_id = $4', [
+      kind,
+      name,
+      device,
+      taskId,
+    ]);
   },
 
   /** The task's attempt did not reach the device (or the device applied none of it): its record goes, another's stays. */
   async dropAttempt(db: Database, taskId: string, kind: ObjectKind, name: string, device: string): Promise<void> {
-    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3 AND task_id = $4', [kind, name, device, taskId]);
+    await db.execute('DELETE FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 AND device = $3 AND task_id = $4', [
+      kind,
+      name,
+      device,
+      taskId,
+    ]);
   },
 
   /** The device confirmed the object is gone (removed, or it never had it): no record of it there remains. */
@@ -116,17 +152,27 @@ export const topologyStore = {
 
   /** The devices the object is on (`confirmed`) or may be on (an attempt whose answer was lost, or is still awaited). */
   async placesOf(db: Database, kind: ObjectKind, name: string): Promise<{ device: string; confirmed: boolean }[]> {
-    const confirmed = await db.query<{ device: string }>('SELECT device FROM topology_deployments WHERE kind = $1 AND name = $2 ORDER BY device', [kind, name]);
-    const maybe = await db.query<{ device: string }>('SELECT DISTINCT device FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 ORDER BY device', [kind, name]);
+    const confirmed = await db.query<{ device: string }>(
+      'SELECT device FROM topology_deployments WHERE kind = $1 AND name = $2 ORDER BY device',
+      [kind, name],
+    );
+    const maybe = await db.query<{ device: string }>(
+      'SELECT DISTINCT device FROM topology_deploy_attempts WHERE kind = $1 AND name = $2 ORDER BY device',
+      [kind, name],
+    );
     const there = new Set(confirmed.map((r) => r.device));
-    return [...confirmed.map((r) => ({ device: r.device, confirmed: true })), ...maybe.filter((r) => !there.has(r.device)).map((r) => ({ device: r.device, confirmed: false }))];
+    return [
+      ...confirmed.map((r) => ({ device: r.device, confirmed: true })),
+      ...maybe.filter((r) => !there.has(r.device)).map((r) => ({ device: r.device, confirmed: false })),
+    ];
   },
 
   /** The devices where any of these objects is or may be, each with those of the objects (in the order given). */
   async placesOfEach(db: Database, objects: readonly ObjectKey[]): Promise<Map<string, ObjectKey[]>> {
     const byDevice = new Map<string, ObjectKey[]>();
     for (const object of objects) {
-      for (const { device } of await topologyStore.placesOf(db, object.kind, object.name)) byDevice.set(device, [...(byDevice.get(device) ?? []), object]);
+      for (const { device } of await topologyStore.placesOf(db, object.kind, object.name))
+        byDevice.set(device, [...(byDevice.get(device) ?? []), object]);
     }
     return byDevice;
   },
@@ -144,13 +190,18 @@ export const topologyStore = {
   },
 
   async lastTaskOf(db: Database, topologyName: string): Promise<TaskRow | undefined> {
-    const rows = await db.query<RawTask>('SELECT * FROM topology_tasks WHERE topology_name = $1 ORDER BY start_ms DESC, id DESC LIMIT 1', [topologyName]);
+    const rows = await db.query<RawTask>('SELECT * FROM topology_tasks WHERE topology_name = $1 ORDER BY start_ms DESC, id DESC LIMIT 1', [
+      topologyName,
+    ]);
     return rows[0] ? taskOf(rows[0]) : undefined;
   },
 
   /** Ends a task that is still STARTED; false when it had already ended (a task ends once). */
   async endTask(db: Database, id: string, status: 'FINISHED' | 'FAILED', message: string, endMs: number): Promise<boolean> {
-    const { rowCount } = await db.execute("UPDATE topology_tasks SET status = $2, message = $3, end_ms = $4 WHERE id = $1 AND status = 'STARTED'", [id, status, message, endMs]);
+    const { rowCount } = await db.execute(
+      "UPDATE topology_tasks SET status = $2, message = $3, end_ms = $4 WHERE id = $1 AND status = 'STARTED'",
+      [id, status, message, endMs],
+    );
     return rowCount === 1;
   },
 };

@@ -1,6 +1,7 @@
 import type { OpenApiDocument, OperationEntry } from '../spec-catalog.ts';
 import { resolveRef } from './json-pointer.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 /** A request made from an operation's examples: valid against its spec by construction. */
@@ -16,8 +17,10 @@ export type ExampleRequest = {
 export function exampleValue(doc: OpenApiDocument, holder: Json | undefined): unknown {
   if (!holder) return undefined;
   if (holder.example !== undefined) return holder.example;
-  const named = holder.examples && typeof holder.examples === 'object' && !Array.isArray(holder.examples)
-    ? Object.values(holder.examples)[0] : undefined;
+  const named =
+    holder.examples && typeof holder.examples === 'object' && !Array.isArray(holder.examples)
+      ? Object.values(holder.examples)[0]
+      : undefined;
   if (named !== undefined) return resolveRef<Json>(doc, named)?.value;
   const schema = resolveRef<Json>(doc, holder.schema ?? holder);
   if (!schema) return undefined;
@@ -27,7 +30,15 @@ export function exampleValue(doc: OpenApiDocument, holder: Json | undefined): un
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  return type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'example';
+  return type === 'integer' || type === 'number'
+    ? 1
+    : type === 'boolean'
+      ? true
+      : type === 'array'
+        ? []
+        : type === 'object'
+          ? {}
+          : 'example';
 }
 
 /** Builds a request for an operation from its examples (path, required query/header params, body). */
@@ -45,7 +56,8 @@ export async function buildExampleRequest(doc: OpenApiDocument, op: OperationEnt
     else if (!param.required) continue;
     else if (param.in === 'query') query.set(param.name, String(value));
     else if (param.in === 'header') headers[param.name.toLowerCase()] = String(value);
-    else if (param.in === 'cookie') headers.cookie = `${headers.cookie ? `${headers.cookie}; ` : ''}${param.name}=${encodeURIComponent(String(value))}`;
+    else if (param.in === 'cookie')
+      headers.cookie = `${headers.cookie ? `${headers.cookie}; ` : ''}${param.name}=${encodeURIComponent(String(value))}`;
   }
   const request: ExampleRequest = { method: op.method.toUpperCase(), url: query.size ? `${path}?${query}` : path, headers };
   const requestBody = resolveRef<Json>(doc, op.operation.requestBody);

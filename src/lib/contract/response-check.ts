@@ -12,10 +12,10 @@ export type ObservedResponse = {
   body: unknown;
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document walked generically (its shape is checked by the spec lint, not by types)
 type Json = Record<string, any>;
 
 const isJsonMediaType = (mediaType: string) => /^application\/([\w.+-]*\+)?json$/.test(mediaType);
-
 
 export type ResponseCheckOptions = {
   /**
@@ -53,21 +53,30 @@ export function createResponseChecker(document: OpenApiDocument, options: Respon
         violations.push({ check: 'header', pointer: '', message: `required header ${name} is missing` });
       } else if (options.headerValues && value !== undefined && header.schema) {
         const ref = responses[statusKey]?.$ref as string | undefined;
-        const holder = typeof rawHeader?.$ref === 'string' ? (rawHeader.$ref as string).slice(1)
-          : `${ref ? ref.slice(1) : base}/headers/${escapeSegment(name)}`;
+        const holder =
+          typeof rawHeader?.$ref === 'string'
+            ? (rawHeader.$ref as string).slice(1)
+            : `${ref ? ref.slice(1) : base}/headers/${escapeSegment(name)}`;
         const fn = validator.at(`${holder}/schema`);
         const schema = resolve(header.schema) ?? {};
         for (const one of Array.isArray(value) ? value : [value]) {
           // Values are never echoed: a header may carry a session cookie or a token.
           if (!fn(headerValue(name, String(one), schema))) {
-            violations.push({ check: 'header', pointer: '', message: `header ${name} ${(fn.errors ?? []).map((e) => e.message).join(', ')}` });
+            violations.push({
+              check: 'header',
+              pointer: '',
+              message: `header ${name} ${(fn.errors ?? []).map((e) => e.message).join(', ')}`,
+            });
           }
         }
       }
     }
 
     const content = (declared.content ?? {}) as Json;
-    const contentType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const contentType = String(response.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     const mediaTypes = Object.keys(content);
     if (mediaTypes.length === 0) {
       if (response.body !== undefined && response.body !== '') {
@@ -75,10 +84,15 @@ export function createResponseChecker(document: OpenApiDocument, options: Respon
       }
       return violations;
     }
-    const mediaType = mediaTypes.find((m) => m.toLowerCase() === contentType)
-      ?? mediaTypes.find((m) => m.endsWith('/*') && contentType.startsWith(m.slice(0, -1)));
+    const mediaType =
+      mediaTypes.find((m) => m.toLowerCase() === contentType) ??
+      mediaTypes.find((m) => m.endsWith('/*') && contentType.startsWith(m.slice(0, -1)));
     if (!mediaType) {
-      violations.push({ check: 'content-type', pointer: '', message: `content type '${contentType}' is not one of ${mediaTypes.join(', ')}` });
+      violations.push({
+        check: 'content-type',
+        pointer: '',
+        message: `content type '${contentType}' is not one of ${mediaTypes.join(', ')}`,
+      });
       return violations;
     }
     if (isJsonMediaType(mediaType) && content[mediaType]?.schema) {
@@ -87,8 +101,12 @@ export function createResponseChecker(document: OpenApiDocument, options: Respon
       const fn = validator.at(`${responsePointer}/content/${escapeSegment(mediaType)}/schema`);
       if (!fn(response.body)) {
         for (const e of fn.errors ?? []) {
-          const detail = e.keyword === 'additionalProperties' ? ` '${(e.params as any).additionalProperty}'`
-            : e.keyword === 'enum' ? ` (${(e.params as any).allowedValues.join(', ')})` : '';
+          const detail =
+            e.keyword === 'additionalProperties'
+              ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'`
+              : e.keyword === 'enum'
+                ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})`
+                : '';
           violations.push({ check: 'body', pointer: e.instancePath, message: `${e.message}${detail}` });
         }
       }

@@ -6,7 +6,8 @@ t.test('addresses are taken apart: IP, route domain, prefix', async (t) => {
   t.same(parseAddress('10.0.10.10%2'), { ip: '10.0.10.10', family: 4, routeDomain: 2, prefix: 32 });
   t.same(parseAddress('fe80::1%3/64'), { ip: 'fe80::1', family: 6, routeDomain: 3, prefix: 64 });
   t.same(parseAddress('::ffff:10.0.0.1'), { ip: '::ffff:10.0.0.1', family: 6, routeDomain: 0, prefix: 128 });
-  for (const bad of ['', '10.0.0', '10.0.0.256', '10.0.0.1/33', '::1/129', 'host', '10.0.0.1%', '10.0.0.1%x', '1::2::3', ':::']) t.equal(parseAddress(bad), undefined, JSON.stringify(bad));
+  for (const bad of ['', '10.0.0', '10.0.0.256', '10.0.0.1/33', '::1/129', 'host', '10.0.0.1%', '10.0.0.1%x', '1::2::3', ':::'])
+    t.equal(parseAddress(bad), undefined, JSON.stringify(bad));
 });
 
 t.test('one key per place however written', async (t) => {

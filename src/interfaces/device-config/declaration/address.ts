@@ -52,6 +52,11 @@ export function addressKey(address: ParsedAddress): string {
   // prefix is a network of IPv6 addresses, keyed as IPv6.
   const mapped = address.family === 6 && address.prefix >= 96 ? mappedIPv4(address.ip) : undefined;
   if (mapped) return `${mapped}%${address.routeDomain}/${address.prefix - 96}`;
-  const ip = address.family === 4 ? address.ip : ipv6Groups(address.ip).map((g) => g.toString(16)).join(':');
+  const ip =
+    address.family === 4
+      ? address.ip
+      : ipv6Groups(address.ip)
+          .map((g) => g.toString(16))
+          .join(':');
   return `${ip}%${address.routeDomain}/${address.prefix}`;
 }

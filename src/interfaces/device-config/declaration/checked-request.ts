@@ -45,9 +45,15 @@ export function checkDeployText(text: string, schemaAt: SchemaAt, info: SchemaRa
 export function checkStoredRequest(text: string, schemaAt: SchemaAt, info: SchemaRange): CheckedRequest {
   const stored = parsed(text);
   if (!isRecord(stored)) return { ok: false, malformed: true };
-  if (Object.hasOwn(stored, 'body')) return checkDeployRequest(own(stored, 'body'), schemaAt, info, (own(stored, 'query') ?? {}) as RequestQuery);
+  if (Object.hasOwn(stored, 'body'))
+    return checkDeployRequest(own(stored, 'body'), schemaAt, info, (own(stored, 'query') ?? {}) as RequestQuery);
   const { dryRun: _, updateMode, ...legacy } = stored;
-  return checkDeployRequest({ class: 'AS3', ...legacy }, schemaAt, info, typeof updateMode === 'string' ? { updateMode: updateMode as RequestQuery['updateMode'] } : {});
+  return checkDeployRequest(
+    { class: 'AS3', ...legacy },
+    schemaAt,
+    info,
+    typeof updateMode === 'string' ? { updateMode: updateMode as RequestQuery['updateMode'] } : {},
+  );
 }
 
 /** The text a queued deployment is saved as: the body as posted and its query, re-checked after a restart. */

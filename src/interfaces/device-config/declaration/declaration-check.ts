@@ -1,8 +1,17 @@
 import type { ValidateFunction } from 'ajv';
 import { escapeSegment } from '../../../lib/contract/json-pointer.ts';
 import {
-  APPLICATION_PROPERTIES, DECLARATION_PROPERTIES, POOL_CLASS, SERVICE_CLASS, TENANT_PROPERTIES,
-  applicationsOf, clip, isRecord, membersOf, own, pick,
+  APPLICATION_PROPERTIES,
+  DECLARATION_PROPERTIES,
+  POOL_CLASS,
+  SERVICE_CLASS,
+  TENANT_PROPERTIES,
+  applicationsOf,
+  clip,
+  isRecord,
+  membersOf,
+  own,
+  pick,
 } from './model.ts';
 import { schemaMessage, schemaProblems } from './schema-messages.ts';
 
@@ -64,7 +73,8 @@ export function checkDeclaration(declaration: unknown, schemaAt: SchemaAt, range
         if (!checkName(appPointer, memberName, 'Application')) continue;
         const memberPointer = at(appPointer, memberName);
         validate(memberPointer, memberSchema(member), boundedForSchema(member));
-        for (const [index, poolMember] of poolMembersOf(member)) validate(`${memberPointer}/members/${index}`, 'PoolMember', boundedPoolMember(poolMember));
+        for (const [index, poolMember] of poolMembersOf(member))
+          validate(`${memberPointer}/members/${index}`, 'PoolMember', boundedPoolMember(poolMember));
       }
     }
   }
@@ -95,13 +105,16 @@ const withList = (record: Readonly<Record<string, unknown>>, key: string, bound:
 /** A pool member any PoolMember accepts: stands in for each member object while the pool is validated. */
 const POOL_MEMBER_STAND_IN = { servicePort: 0, serverAddresses: ['127.0.0.1'] };
 
-const boundedPoolMember = (value: unknown) => (isRecord(value) ? withList(value, 'serverAddresses', LIST_BOUND.serverAddresses, cutString) : value);
+const boundedPoolMember = (value: unknown) =>
+  isRecord(value) ? withList(value, 'serverAddresses', LIST_BOUND.serverAddresses, cutString) : value;
 
 /** The member objects of a pool (within its bound), each validated on its own against PoolMember. */
 function poolMembersOf(member: unknown): [number, Record<string, unknown>][] {
   const members = isRecord(member) && own(member, 'class') === POOL_CLASS ? own(member, 'members') : undefined;
   if (!Array.isArray(members)) return [];
-  return members.slice(0, LIST_BOUND.members).flatMap((value, index): [number, Record<string, unknown>][] => (isRecord(value) ? [[index, value]] : []));
+  return members
+    .slice(0, LIST_BOUND.members)
+    .flatMap((value, index): [number, Record<string, unknown>][] => (isRecord(value) ? [[index, value]] : []));
 }
 
 /**

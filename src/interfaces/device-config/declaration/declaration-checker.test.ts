@@ -10,7 +10,14 @@ const bytes = (body: unknown) => new TextEncoder().encode(JSON.stringify(body));
 /** A checker whose thread checks every body (no inline limit), on a fake clock. */
 function threadChecker(t: TapTest, budgetMs = 60_000) {
   const clock = createFakeClock();
-  const checker = createDeclarationChecker({ document: spec, schemas: async () => schemaAt, info, timers: clock, budgetMs, inlineBytes: 0 });
+  const checker = createDeclarationChecker({
+    document: spec,
+    schemas: async () => schemaAt,
+    info,
+    timers: clock,
+    budgetMs,
+    inlineBytes: 0,
+  });
   t.teardown(() => checker.close());
   return { checker, clock };
 }
@@ -18,8 +25,16 @@ function threadChecker(t: TapTest, budgetMs = 60_000) {
 const BAD_BODIES: Record<string, unknown> = {
   'no class': {},
   'a tenant without class': { class: 'ADC', schemaVersion: '3.0.0', T: {} },
-  'a pool of bad members': { class: 'ADC', schemaVersion: '3.0.0', T: { class: 'Tenant', A: { class: 'Application', p: { class: 'Pool', members: Array.from({ length: 300 }, () => ({})) } } } },
-  'a pool naming a missing monitor': { class: 'ADC', schemaVersion: '3.0.0', T: { class: 'Tenant', A: { class: 'Application', p: { class: 'Pool', monitors: [{ use: 'nothing' }] } } } },
+  'a pool of bad members': {
+    class: 'ADC',
+    schemaVersion: '3.0.0',
+    T: { class: 'Tenant', A: { class: 'Application', p: { class: 'Pool', members: Array.from({ length: 300 }, () => ({})) } } },
+  },
+  'a pool naming a missing monitor': {
+    class: 'ADC',
+    schemaVersion: '3.0.0',
+    T: { class: 'Tenant', A: { class: 'Application', p: { class: 'Pool', monitors: [{ use: 'nothing' }] } } },
+  },
 };
 
 t.test('the thread answers every body exactly as the check on this thread does', async (t) => {
@@ -31,7 +46,11 @@ t.test('the thread answers every body exactly as the check on this thread does',
     t.same(await checker.checkStored(stored), checkStoredRequest(stored, schemaAt, info), `${name}, saved as a queued task`);
   }
   const [first] = Object.values(requestExamples);
-  t.same(await checker.check(bytes(first!.value), { updateMode: 'complete' }), checkDeployRequest(first!.value, schemaAt, info, { updateMode: 'complete' }), 'with a query');
+  t.same(
+    await checker.check(bytes(first!.value), { updateMode: 'complete' }),
+    checkDeployRequest(first!.value, schemaAt, info, { updateMode: 'complete' }),
+    'with a query',
+  );
   t.same(await checker.check(new TextEncoder().encode('{"class":'), {}), { ok: false, malformed: true }, 'a body that is not JSON');
   const declaration = JSON.stringify((first!.value as { declaration: unknown }).declaration);
   t.same(await checker.prepare(declaration), prepareDeclarationText(declaration), 'a saved declaration, prepared again');
@@ -49,12 +68,22 @@ t.test('a check over its time budget fails, and the next check gets a new thread
 t.test('small bodies are checked on this thread, without starting one', async (t) => {
   const clock = createFakeClock();
   let loaded = 0;
-  const checker = createDeclarationChecker({ document: {}, schemas: async () => (loaded++, schemaAt), info, timers: clock, budgetMs: 1000 });
+  const checker = createDeclarationChecker({
+    document: {},
+    schemas: async () => (loaded++, schemaAt),
+    info,
+    timers: clock,
+    budgetMs: 1000,
+  });
   t.teardown(() => checker.close());
   const body = BAD_BODIES['no class'];
   // A thread given this empty document could not check anything: the answer proves it was not used.
   t.same(await checker.check(bytes(body), {}), checkDeployRequest(body, schemaAt, info, {}));
-  t.same(await checker.check(undefined, {}), checkDeployRequest(undefined, schemaAt, info, {}), 'no body at all reads as a body without a class');
+  t.same(
+    await checker.check(undefined, {}),
+    checkDeployRequest(undefined, schemaAt, info, {}),
+    'no body at all reads as a body without a class',
+  );
   t.equal(loaded, 2, 'the schemas of this thread were used');
   t.same(clock.pendingTimers(), [], 'no check is waiting on a thread');
 });

@@ -2,7 +2,14 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Timers } from '../../../lib/timers.ts';
-import { checkDeployRequest, checkDeployText, checkStoredRequest, prepareDeclarationText, type CheckedRequest, type RequestQuery } from './checked-request.ts';
+import {
+  checkDeployRequest,
+  checkDeployText,
+  checkStoredRequest,
+  prepareDeclarationText,
+  type CheckedRequest,
+  type RequestQuery,
+} from './checked-request.ts';
 // A type import, and so part of the compiled program: tsc emits the worker's entry into dist/ beside this file.
 import type { CheckJob, CheckReply, CheckWork, CheckWorkerData } from './check-worker.ts';
 import type { SchemaAt, SchemaRange } from './declaration-check.ts';
@@ -108,7 +115,11 @@ export function createDeclarationChecker(options: DeclarationCheckerOptions): De
     const thread = started();
     thread.ref();
     const id = nextId++;
-    const cancel = options.timers.after(options.budgetMs, () => end(thread, new Error(`the declaration check took longer than ${options.budgetMs} ms`)), { background: true });
+    const cancel = options.timers.after(
+      options.budgetMs,
+      () => end(thread, new Error(`the declaration check took longer than ${options.budgetMs} ms`)),
+      { background: true },
+    );
     running = { id, job, cancel };
     thread.postMessage({ ...job.work, id } satisfies CheckJob);
   }
@@ -125,7 +136,13 @@ export function createDeclarationChecker(options: DeclarationCheckerOptions): De
     async check(raw, query) {
       // No body at all is not malformed JSON: it is a request without a class (request.ts).
       if (!raw || raw.byteLength === 0) return checkDeployRequest(undefined, await options.schemas(), options.info, query);
-      if (raw.byteLength <= inlineBytes) return checkDeployText(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'), await options.schemas(), options.info, query);
+      if (raw.byteLength <= inlineBytes)
+        return checkDeployText(
+          Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'),
+          await options.schemas(),
+          options.info,
+          query,
+        );
       // A copy: the adapter's buffer may be a slice of a larger one, which must not be detached.
       return onThread({ kind: 'deploy', body: new Uint8Array(raw), info: options.info, query });
     },

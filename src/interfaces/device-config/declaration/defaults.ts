@@ -1,4 +1,12 @@
-import { DECLARATION_PROPERTIES, DEFAULT_VIRTUAL_PORT, SERVICE_CLASS, TENANT_PROPERTIES, APPLICATION_PROPERTIES, isRecord, own } from './model.ts';
+import {
+  DECLARATION_PROPERTIES,
+  DEFAULT_VIRTUAL_PORT,
+  SERVICE_CLASS,
+  TENANT_PROPERTIES,
+  APPLICATION_PROPERTIES,
+  isRecord,
+  own,
+} from './model.ts';
 
 /**
  * A tenant as the device stores it: as given, with the one default the device applies written in,
@@ -8,7 +16,8 @@ import { DECLARATION_PROPERTIES, DEFAULT_VIRTUAL_PORT, SERVICE_CLASS, TENANT_PRO
  * default is the same object (a copy of each would cost this thread ~100 ms for a 2 MiB declaration).
  */
 export function tenantWithDefaults(tenant: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const needs = (application: unknown) => isRecord(application) && Object.values(application).some((member) => serviceWithDefaults(member) !== member);
+  const needs = (application: unknown) =>
+    isRecord(application) && Object.values(application).some((member) => serviceWithDefaults(member) !== member);
   const changed = Object.entries(tenant).some(([appName, application]) => !TENANT_PROPERTIES.has(appName) && needs(application));
   if (!changed) return tenant as Record<string, unknown>;
   return Object.fromEntries(
@@ -16,7 +25,12 @@ export function tenantWithDefaults(tenant: Readonly<Record<string, unknown>>): R
       appName,
       TENANT_PROPERTIES.has(appName) || !isRecord(application) || !needs(application)
         ? application
-        : Object.fromEntries(Object.entries(application).map(([name, member]) => [name, APPLICATION_PROPERTIES.has(name) ? member : serviceWithDefaults(member)])),
+        : Object.fromEntries(
+            Object.entries(application).map(([name, member]) => [
+              name,
+              APPLICATION_PROPERTIES.has(name) ? member : serviceWithDefaults(member),
+            ]),
+          ),
     ]),
   );
 }
@@ -31,6 +45,9 @@ function serviceWithDefaults(member: unknown): unknown {
 /** A declaration with every tenant's defaults written in (see tenantWithDefaults). */
 export function declarationWithDefaults<T extends Readonly<Record<string, unknown>>>(declaration: T): T {
   return Object.fromEntries(
-    Object.entries(declaration).map(([key, value]) => [key, DECLARATION_PROPERTIES.has(key) || !isRecord(value) ? value : tenantWithDefaults(value)]),
+    Object.entries(declaration).map(([key, value]) => [
+      key,
+      DECLARATION_PROPERTIES.has(key) || !isRecord(value) ? value : tenantWithDefaults(value),
+    ]),
   ) as T;
 }

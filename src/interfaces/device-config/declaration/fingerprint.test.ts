@@ -9,6 +9,12 @@ t.test('two declarations have one fingerprint exactly when they are the same ten
   t.not(fingerprintOf({ a: '1' }), fingerprintOf({ a: 1 }));
   t.not(fingerprintOf({ 'a":1,"b': 2 }), fingerprintOf({ a: 1, b: 2 }), 'keys cannot be confused with structure');
   const json = fc.jsonValue({ maxDepth: 4 });
-  fc.assert(fc.property(json, json, (a, b) => (fingerprintOf(a) === fingerprintOf(b)) === isSameTenant(a, b)), { seed: 20, numRuns: 500 });
-  fc.assert(fc.property(json, (a) => fingerprintOf(a) === fingerprintOf(structuredClone(a))), { seed: 21, numRuns: 200 });
+  fc.assert(
+    fc.property(json, json, (a, b) => (fingerprintOf(a) === fingerprintOf(b)) === isSameTenant(a, b)),
+    { seed: 20, numRuns: 500 },
+  );
+  fc.assert(
+    fc.property(json, (a) => fingerprintOf(a) === fingerprintOf(structuredClone(a))),
+    { seed: 21, numRuns: 200 },
+  );
 });

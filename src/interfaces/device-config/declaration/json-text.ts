@@ -11,4 +11,6 @@ export function objectText(members: readonly (readonly [key: string, text: strin
 
 /** The members of a small object as JSON texts (the parts of an answer that are not a declaration). */
 export const membersOf = (value: Readonly<Record<string, unknown>>): [string, string][] =>
-  Object.entries(value).filter(([, v]) => v !== undefined).map(([key, v]) => [key, JSON.stringify(v)]);
+  Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .map(([key, v]) => [key, JSON.stringify(v)]);

@@ -35,7 +35,8 @@ export function countLines(tenant: Readonly<Record<string, unknown>>): number {
       if (!isRecord(member)) continue;
       const cls = own(member, 'class');
       if (cls === SERVICE_CLASS) lines += LINES.service + LINES.virtualAddress * count(own(member, 'virtualAddresses'));
-      if (cls === POOL_CLASS) lines += LINES.pool + LINES.poolMember * count(own(member, 'members')) + LINES.monitor * count(own(member, 'monitors'));
+      if (cls === POOL_CLASS)
+        lines += LINES.pool + LINES.poolMember * count(own(member, 'members')) + LINES.monitor * count(own(member, 'monitors'));
     }
   }
   return lines;

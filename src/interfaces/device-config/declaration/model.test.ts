@@ -1,5 +1,12 @@
 import t from 'tap';
-import { APPLICATION_PROPERTIES, APPLIED, BUILT_IN_MONITORS, DECLARATION_PROPERTIES, DEFAULT_VIRTUAL_PORT, TENANT_PROPERTIES } from './model.ts';
+import {
+  APPLICATION_PROPERTIES,
+  APPLIED,
+  BUILT_IN_MONITORS,
+  DECLARATION_PROPERTIES,
+  DEFAULT_VIRTUAL_PORT,
+  TENANT_PROPERTIES,
+} from './model.ts';
 import { schemaOf } from './test-spec.ts';
 
 const propertiesOf = (name: string) => Object.keys(schemaOf(name).properties).sort();
@@ -11,7 +18,11 @@ t.test("the levels' own properties are the spec's: everything else is a child (t
 });
 
 t.test('the device applies what the spec says it applies', async (t) => {
-  t.same([...APPLIED.service].sort(), [...propertiesOf('Service'), 'controls'].sort(), 'every Service property (and controls, never warned)');
+  t.same(
+    [...APPLIED.service].sort(),
+    [...propertiesOf('Service'), 'controls'].sort(),
+    'every Service property (and controls, never warned)',
+  );
   t.same([...APPLIED.pool].sort(), [...propertiesOf('Pool'), 'controls'].sort(), 'every Pool property');
   t.same(
     [...APPLIED.poolMember].sort(),
@@ -22,8 +33,11 @@ t.test('the device applies what the spec says it applies', async (t) => {
   t.equal(DEFAULT_VIRTUAL_PORT, schemaOf('Service').properties.virtualPort.default);
 });
 
-t.test("the built-in monitors are the ones MonitorReference lists", async (t) => {
+t.test('the built-in monitors are the ones MonitorReference lists', async (t) => {
   const description: string = schemaOf('MonitorReference').description;
-  const listed = description.slice(0, description.indexOf(')')).match(/`[a-z0-9-]+`/g)!.map((s) => s.slice(1, -1));
+  const listed = description
+    .slice(0, description.indexOf(')'))
+    .match(/`[a-z0-9-]+`/g)!
+    .map((s) => s.slice(1, -1));
   t.same([...BUILT_IN_MONITORS].sort(), listed.sort());
 });

@@ -10,14 +10,42 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Own properties only: a member named `toString` or `constructor` must not find Object.prototype's. */
-export const own = (record: Readonly<Record<string, unknown>>, key: string): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+export const own = (record: Readonly<Record<string, unknown>>, key: string): unknown =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
 
 /** The properties of `Declaration` in the spec; every other property of a declaration is a tenant. */
-export const DECLARATION_PROPERTIES: ReadonlySet<string> = new Set(['class', '$schema', 'schemaVersion', 'id', 'label', 'remark', 'updateMode', 'controls']);
+export const DECLARATION_PROPERTIES: ReadonlySet<string> = new Set([
+  'class',
+  '$schema',
+  'schemaVersion',
+  'id',
+  'label',
+  'remark',
+  'updateMode',
+  'controls',
+]);
 /** The properties of `Tenant`; every other property of a tenant is an application. */
-export const TENANT_PROPERTIES: ReadonlySet<string> = new Set(['class', 'label', 'remark', 'controls', 'defaultRouteDomain', 'enable', 'optimisticLockKey', 'useCommonRouteDomainTenant']);
+export const TENANT_PROPERTIES: ReadonlySet<string> = new Set([
+  'class',
+  'label',
+  'remark',
+  'controls',
+  'defaultRouteDomain',
+  'enable',
+  'optimisticLockKey',
+  'useCommonRouteDomainTenant',
+]);
 /** The properties of `Application`; every other property of an application is a member (service, pool, ...). */
-export const APPLICATION_PROPERTIES: ReadonlySet<string> = new Set(['class', 'template', 'label', 'remark', 'controls', 'enable', 'constants', 'schemaOverlay']);
+export const APPLICATION_PROPERTIES: ReadonlySet<string> = new Set([
+  'class',
+  'template',
+  'label',
+  'remark',
+  'controls',
+  'enable',
+  'constants',
+  'schemaOverlay',
+]);
 
 /** Kept and never warned about, at any level (spec: "`label`/`remark` at any level (kept, not warned)", `controls`). */
 const ALWAYS_QUIET = ['class', 'label', 'remark', 'controls'];
@@ -39,8 +67,19 @@ export const MONITOR_CLASS = 'Monitor';
 export const DEFAULT_VIRTUAL_PORT = 80;
 
 /** The device's built-in monitors by name; `{bigip}` names them under /Common with `_` for `-`. */
-export const BUILT_IN_MONITORS: ReadonlySet<string> = new Set(['http', 'https', 'http2', 'tcp', 'tcp-half-open', 'udp', 'icmp', 'gateway-icmp']);
-export const DEVICE_MONITOR_PATHS: ReadonlySet<string> = new Set([...BUILT_IN_MONITORS].map((name) => `/Common/${name.replaceAll('-', '_')}`));
+export const BUILT_IN_MONITORS: ReadonlySet<string> = new Set([
+  'http',
+  'https',
+  'http2',
+  'tcp',
+  'tcp-half-open',
+  'udp',
+  'icmp',
+  'gateway-icmp',
+]);
+export const DEVICE_MONITOR_PATHS: ReadonlySet<string> = new Set(
+  [...BUILT_IN_MONITORS].map((name) => `/Common/${name.replaceAll('-', '_')}`),
+);
 
 /** The one monitor the device runs (the seed's HTTP monitor). */
 export const isAppliedMonitor = (reference: unknown): boolean =>

@@ -3,8 +3,18 @@ import { parseAddress } from './address.ts';
 import { tenantWithDefaults } from './defaults.ts';
 import { countLines } from './line-count.ts';
 import {
-  BUILT_IN_MONITORS, DEFAULT_VIRTUAL_PORT, DEVICE_MONITOR_PATHS, MONITOR_CLASS, POOL_CLASS, SERVICE_CLASS,
-  applicationsOf, clip, isAppliedMonitor, isRecord, membersOf, own,
+  BUILT_IN_MONITORS,
+  DEFAULT_VIRTUAL_PORT,
+  DEVICE_MONITOR_PATHS,
+  MONITOR_CLASS,
+  POOL_CLASS,
+  SERVICE_CLASS,
+  applicationsOf,
+  clip,
+  isAppliedMonitor,
+  isRecord,
+  membersOf,
+  own,
 } from './model.ts';
 import { classOf, resolveMember, type Scope } from './references.ts';
 import { collectWarnings } from './warnings.ts';
@@ -72,7 +82,13 @@ export function planTenant(tenantName: string, tenant: Readonly<Record<string, u
   }
   return {
     ok: true,
-    plan: { tenant: tenantName, declaration: stored, services, lineCount: countLines(stored), warnings: collectWarnings(tenantName, stored) },
+    plan: {
+      tenant: tenantName,
+      declaration: stored,
+      services,
+      lineCount: countLines(stored),
+      warnings: collectWarnings(tenantName, stored),
+    },
   };
 }
 
@@ -135,14 +151,17 @@ function poolPlan(key: string, pool: Member): PoolPlan {
   const members = own(pool, 'members');
   const monitors = own(pool, 'monitors');
   const inRotation = (Array.isArray(members) ? members : []).filter(
-    (m): m is Member => isRecord(m) && own(m, 'enable') !== false && own(m, 'adminState') !== 'disable' && own(m, 'adminState') !== 'offline',
+    (m): m is Member =>
+      isRecord(m) && own(m, 'enable') !== false && own(m, 'adminState') !== 'disable' && own(m, 'adminState') !== 'offline',
   );
   return {
     key,
     members: inRotation.flatMap((member) => {
       const port = own(member, 'servicePort') as number;
       const hosts = own(member, 'serverAddresses');
-      return (Array.isArray(hosts) ? hosts : []).filter((h): h is string => typeof h === 'string').map((host) => ({ host: parseAddress(host)?.ip ?? host.split(/[%/]/)[0]!, port }));
+      return (Array.isArray(hosts) ? hosts : [])
+        .filter((h): h is string => typeof h === 'string')
+        .map((host) => ({ host: parseAddress(host)?.ip ?? host.split(/[%/]/)[0]!, port }));
     }),
     monitor: Array.isArray(monitors) && monitors.some(isAppliedMonitor) ? 'http' : null,
   };

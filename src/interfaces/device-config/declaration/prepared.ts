@@ -25,7 +25,8 @@ export type PreparedTenant =
 export type PreparedDeclaration = { header: [key: string, text: string][]; tenants: [name: string, tenant: PreparedTenant][] };
 
 const isTenant = (value: unknown): value is Record<string, unknown> => isRecord(value) && own(value, 'class') === 'Tenant';
-const hasApplications = (tenant: Readonly<Record<string, unknown>>) => Object.values(tenant).some((v) => isRecord(v) && own(v, 'class') === 'Application');
+const hasApplications = (tenant: Readonly<Record<string, unknown>>) =>
+  Object.values(tenant).some((v) => isRecord(v) && own(v, 'class') === 'Application');
 
 /**
  * Splits a (checked, or saved) declaration into its members and its tenants, each tenant planned.

@@ -5,7 +5,15 @@ import { declarationOf } from './test-spec.ts';
 t.test('the same tenant is the same whatever the order of its keys; arrays keep their order', async (t) => {
   const stored = declarationOf('keepBothServices').Sample_01;
   const shuffle = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(shuffle) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, shuffle(v)])) : value;
+    Array.isArray(value)
+      ? value.map(shuffle)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .reverse()
+              .map(([k, v]) => [k, shuffle(v)]),
+          )
+        : value;
   t.ok(isSameTenant(stored, shuffle(stored)), 'keys in reverse order at every level');
   t.ok(isSameTenant(stored, structuredClone(stored)));
   const cases: [string, unknown, unknown, boolean][] = [

@@ -12,7 +12,7 @@ export function isSameTenant(stored: unknown, next: unknown): boolean {
     if (a === b) continue;
     if (Array.isArray(a) && Array.isArray(b)) {
       if (a.length !== b.length) return false;
-      a.forEach((item, index) => pairs.push([item, b[index]]));
+      for (const [index, item] of a.entries()) pairs.push([item, b[index]]);
     } else if (isRecord(a) && isRecord(b)) {
       const keys = Object.keys(a);
       if (keys.length !== Object.keys(b).length) return false;

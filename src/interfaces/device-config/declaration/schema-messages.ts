@@ -69,7 +69,11 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
     if (seen.has(key)) return;
     seen.add(key);
     problems.push({ instancePath, message });
-    for (let end = instancePath.length; end > 0 && !saidWithin.has(instancePath.slice(0, end)); end = instancePath.lastIndexOf('/', end - 1)) {
+    for (
+      let end = instancePath.length;
+      end > 0 && !saidWithin.has(instancePath.slice(0, end));
+      end = instancePath.lastIndexOf('/', end - 1)
+    ) {
       saidWithin.add(instancePath.slice(0, end));
     }
     saidWithin.add('');

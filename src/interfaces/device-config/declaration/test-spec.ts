@@ -12,7 +12,8 @@ const infoOperation = (spec.paths['/mgmt/shared/appsvcs/info'] as Record<string,
 /** `deployDeclaration`'s request examples by name. */
 export const requestExamples = operation.requestBody.content['application/json'].examples as Examples;
 /** `deployDeclaration`'s response examples by status and name. */
-export const responseExample = (status: string, name: string) => (operation.responses[status].content['application/json'].examples as Examples)[name]!.value as any;
+export const responseExample = (status: string, name: string) =>
+  (operation.responses[status].content['application/json'].examples as Examples)[name]!.value as any;
 /** The accepted `schemaVersion` range, from the `/info` example. */
 export const info = Object.values(infoOperation.responses['200'].content['application/json'].examples as Examples)[0]!.value as {
   schemaMinimum: string;

@@ -10,18 +10,30 @@ const tenant = (members: Record<string, unknown>, app: Record<string, unknown> =
 });
 const service = (fields: Record<string, unknown> = {}) => ({ class: 'Service_HTTP', virtualAddresses: ['127.0.0.1'], ...fields });
 
-t.test("realDeclaration gives exactly the warnings of the withWarnings example", async (t) => {
+t.test('realDeclaration gives exactly the warnings of the withWarnings example', async (t) => {
   const expected = responseExample('200', 'withWarnings').results[0];
   t.same(collectWarnings(expected.tenant, declarationOf('realDeclaration')[expected.tenant]), expected.warnings);
 });
 
 t.test('what a tenant declares that the device does not apply', async (t) => {
   const cases: { name: string; tenant: Record<string, unknown>; warnings: string[] }[] = [
-    { name: 'a loopback service with an http pool: nothing', tenant: tenant({ s: service({ pool: 'p' }), p: { class: 'Pool', monitors: ['http', { bigip: '/Common/http' }], members: [] } }), warnings: [] },
+    {
+      name: 'a loopback service with an http pool: nothing',
+      tenant: tenant({ s: service({ pool: 'p' }), p: { class: 'Pool', monitors: ['http', { bigip: '/Common/http' }], members: [] } }),
+      warnings: [],
+    },
     {
       name: 'label, remark and controls are never warned, at any level',
       tenant: tenant(
-        { s: service({ label: 'l', remark: 'r', controls: {} }), p: { class: 'Pool', label: 'l', remark: 'r', members: [{ servicePort: 1, serverAddresses: ['127.0.0.1'], label: 'l', remark: 'r' }] } },
+        {
+          s: service({ label: 'l', remark: 'r', controls: {} }),
+          p: {
+            class: 'Pool',
+            label: 'l',
+            remark: 'r',
+            members: [{ servicePort: 1, serverAddresses: ['127.0.0.1'], label: 'l', remark: 'r' }],
+          },
+        },
         { label: 'l', remark: 'r', controls: { class: 'Controls' } },
         { label: 'l', remark: 'r', controls: { class: 'Controls', trace: true } },
       ),
@@ -29,13 +41,42 @@ t.test('what a tenant declares that the device does not apply', async (t) => {
     },
     {
       name: 'tenant and application settings the device keeps but does not apply',
-      tenant: tenant({}, { enable: false, constants: { a: 1 }, schemaOverlay: 'x' }, { enable: true, optimisticLockKey: 'k', useCommonRouteDomainTenant: false }),
-      warnings: [`/T/enable: ${NOT_APPLIED}`, `/T/optimisticLockKey: ${NOT_APPLIED}`, `/T/useCommonRouteDomainTenant: ${NOT_APPLIED}`, `/T/A/enable: ${NOT_APPLIED}`, `/T/A/constants: ${NOT_APPLIED}`, `/T/A/schemaOverlay: ${NOT_APPLIED}`],
+      tenant: tenant(
+        {},
+        { enable: false, constants: { a: 1 }, schemaOverlay: 'x' },
+        { enable: true, optimisticLockKey: 'k', useCommonRouteDomainTenant: false },
+      ),
+      warnings: [
+        `/T/enable: ${NOT_APPLIED}`,
+        `/T/optimisticLockKey: ${NOT_APPLIED}`,
+        `/T/useCommonRouteDomainTenant: ${NOT_APPLIED}`,
+        `/T/A/enable: ${NOT_APPLIED}`,
+        `/T/A/constants: ${NOT_APPLIED}`,
+        `/T/A/schemaOverlay: ${NOT_APPLIED}`,
+      ],
     },
-    { name: 'template shared', tenant: tenant({}, { template: 'shared' }), warnings: ["/T/A/template: template 'shared' is applied as 'generic'"] },
+    {
+      name: 'template shared',
+      tenant: tenant({}, { template: 'shared' }),
+      warnings: ["/T/A/template: template 'shared' is applied as 'generic'"],
+    },
     {
       name: 'addresses: route domains on loopback are fine; others, references and pairs are kept, not bound',
-      tenant: tenant({ s: service({ virtualAddresses: ['127.0.0.1%2', '127.9.9.9/32', '::1', '0:0::1%3', '10.0.0.1', 'fe80::1', { use: 'addr' }, { bigip: '/Common/va' }, ['127.0.0.1', '10.0.0.0/8']] }) }),
+      tenant: tenant({
+        s: service({
+          virtualAddresses: [
+            '127.0.0.1%2',
+            '127.9.9.9/32',
+            '::1',
+            '0:0::1%3',
+            '10.0.0.1',
+            'fe80::1',
+            { use: 'addr' },
+            { bigip: '/Common/va' },
+            ['127.0.0.1', '10.0.0.0/8'],
+          ],
+        }),
+      }),
       warnings: [
         '/T/A/s/virtualAddresses/4: 10.0.0.1 is not a loopback address; kept, not bound',
         '/T/A/s/virtualAddresses/5: fe80::1 is not a loopback address; kept, not bound',
@@ -46,13 +87,24 @@ t.test('what a tenant declares that the device does not apply', async (t) => {
     },
     {
       name: 'service properties first, then its addresses',
-      tenant: tenant({ s: service({ virtualAddresses: ['10.0.0.1'], snat: 'auto', virtualPort: 8080, profileHTTP: { bigip: '/Common/http' } }) }),
-      warnings: [`/T/A/s/snat: ${NOT_APPLIED}`, `/T/A/s/profileHTTP: ${NOT_APPLIED}`, '/T/A/s/virtualAddresses/0: 10.0.0.1 is not a loopback address; kept, not bound'],
+      tenant: tenant({
+        s: service({ virtualAddresses: ['10.0.0.1'], snat: 'auto', virtualPort: 8080, profileHTTP: { bigip: '/Common/http' } }),
+      }),
+      warnings: [
+        `/T/A/s/snat: ${NOT_APPLIED}`,
+        `/T/A/s/profileHTTP: ${NOT_APPLIED}`,
+        '/T/A/s/virtualAddresses/0: 10.0.0.1 is not a loopback address; kept, not bound',
+      ],
     },
     {
       name: 'monitors other than http, and load balancing other than round robin',
       tenant: tenant({
-        p: { class: 'Pool', slowRampTime: 10, loadBalancingMode: 'least-connections-member', monitors: ['http', 'tcp', { bigip: '/Common/tcp_half_open' }, { use: 'm' }, { use: '/T/A/m' }, { use: 'gone' }] },
+        p: {
+          class: 'Pool',
+          slowRampTime: 10,
+          loadBalancingMode: 'least-connections-member',
+          monitors: ['http', 'tcp', { bigip: '/Common/tcp_half_open' }, { use: 'm' }, { use: '/T/A/m' }, { use: 'gone' }],
+        },
         m: { class: 'Monitor', monitorType: 'http' },
       }),
       warnings: [
@@ -68,7 +120,15 @@ t.test('what a tenant declares that the device does not apply', async (t) => {
     },
     {
       name: 'member options, and address discovery other than static',
-      tenant: tenant({ p: { class: 'Pool', members: [{ servicePort: 80, addressDiscovery: 'fqdn', hostname: 'web.example', ratio: 2, enable: false, adminState: 'offline' }, { servicePort: 80, addressDiscovery: 'static', serverAddresses: ['10.0.0.1'], connectionLimit: 5 }] } }),
+      tenant: tenant({
+        p: {
+          class: 'Pool',
+          members: [
+            { servicePort: 80, addressDiscovery: 'fqdn', hostname: 'web.example', ratio: 2, enable: false, adminState: 'offline' },
+            { servicePort: 80, addressDiscovery: 'static', serverAddresses: ['10.0.0.1'], connectionLimit: 5 },
+          ],
+        },
+      }),
       warnings: [
         `/T/A/p/members/0/hostname: ${NOT_APPLIED}`,
         `/T/A/p/members/0/ratio: ${NOT_APPLIED}`,
@@ -79,7 +139,10 @@ t.test('what a tenant declares that the device does not apply', async (t) => {
     {
       name: 'members of classes the device does not model, in declaration order',
       tenant: tenant({ https: { class: 'Service_HTTPS' }, cert: { class: 'Certificate' }, s: service() }),
-      warnings: [`/T/A/https: class Service_HTTPS is not modelled by this device; kept as given, not applied`, `/T/A/cert: class Certificate is not modelled by this device; kept as given, not applied`],
+      warnings: [
+        `/T/A/https: class Service_HTTPS is not modelled by this device; kept as given, not applied`,
+        `/T/A/cert: class Certificate is not modelled by this device; kept as given, not applied`,
+      ],
     },
     {
       name: 'names are escaped in pointers',

@@ -1,8 +1,18 @@
 import { escapeSegment } from '../../../lib/contract/json-pointer.ts';
 import { classifyAddress } from '../../../traffic/virtual-address.ts';
 import {
-  APPLICATION_PROPERTIES, APPLIED, POOL_CLASS, SERVICE_CLASS, TENANT_PROPERTIES,
-  applicationsOf, capList, clip, isAppliedMonitor, isRecord, membersOf, own,
+  APPLICATION_PROPERTIES,
+  APPLIED,
+  POOL_CLASS,
+  SERVICE_CLASS,
+  TENANT_PROPERTIES,
+  applicationsOf,
+  capList,
+  clip,
+  isAppliedMonitor,
+  isRecord,
+  membersOf,
+  own,
 } from './model.ts';
 import { classOf, resolveMember, type Scope } from './references.ts';
 
@@ -36,7 +46,8 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
     const appPointer = at(tenantPointer, appName);
     unmodelled(appPointer, application, APPLIED.application, APPLICATION_PROPERTIES);
     const template = own(application, 'template');
-    if (typeof template === 'string' && template !== 'generic') warn(at(appPointer, 'template'), `template '${clip(template)}' is applied as 'generic'`);
+    if (typeof template === 'string' && template !== 'generic')
+      warn(at(appPointer, 'template'), `template '${clip(template)}' is applied as 'generic'`);
 
     for (const [name, member] of membersOf(application)) {
       if (!isRecord(member)) continue;
@@ -71,7 +82,8 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
   function poolWarnings(pointer: string, pool: Record_, scope: Scope) {
     unmodelled(pointer, pool, APPLIED.pool);
     const mode = own(pool, 'loadBalancingMode');
-    if (typeof mode === 'string' && mode !== 'round-robin') warn(at(pointer, 'loadBalancingMode'), `load balancing mode '${clip(mode)}' is applied as 'round-robin'`);
+    if (typeof mode === 'string' && mode !== 'round-robin')
+      warn(at(pointer, 'loadBalancingMode'), `load balancing mode '${clip(mode)}' is applied as 'round-robin'`);
     const monitors = own(pool, 'monitors');
     (Array.isArray(monitors) ? monitors : []).forEach((monitor, index) => {
       if (!isAppliedMonitor(monitor)) warn(at(at(pointer, 'monitors'), index), monitorNotApplied(monitor, scope));

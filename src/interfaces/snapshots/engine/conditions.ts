@@ -34,7 +34,9 @@ export function evaluateCondition(condition: Condition, context: Context): Verdi
       return { match: !evaluateCondition(condition.of, context).match, output: [] };
     case 'version': {
       const version = content.manifest.version.split('.').map(Number);
-      const match = (!condition.from || compareVersions(version, condition.from) >= 0) && (!condition.before || compareVersions(version, condition.before) < 0);
+      const match =
+        (!condition.from || compareVersions(version, condition.from) >= 0) &&
+        (!condition.before || compareVersions(version, condition.before) < 0);
       return match ? { match, output: [`software version ${content.manifest.version} (${condition.text})`] } : miss;
     }
     case 'present': {
@@ -42,7 +44,9 @@ export function evaluateCondition(condition: Condition, context: Context): Verdi
       return found.length > 0 ? { match: true, output: found.map((path) => `${path} is present`) } : miss;
     }
     case 'missing':
-      return content.paths.some((path) => condition.files.regex.test(path)) ? miss : { match: true, output: [`${condition.files.source} is missing`] };
+      return content.paths.some((path) => condition.files.regex.test(path))
+        ? miss
+        : { match: true, output: [`${condition.files.source} is missing`] };
     case 'pattern': {
       let total = 0;
       const output: string[] = [];
@@ -103,7 +107,8 @@ function* readFiles(content: SnapshotContent, files: RegExp): Generator<[string,
   }
 }
 
-const lines = (text: string) => text.split('\n').map((line) => (line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line.replace(/\r$/, '')));
+const lines = (text: string) =>
+  text.split('\n').map((line) => (line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line.replace(/\r$/, '')));
 
 /** The value at `key` in a JSON text (own properties only), or undefined. */
 function jsonValue(text: string | undefined, key: readonly string[]): unknown {
@@ -121,7 +126,12 @@ function jsonValue(text: string | undefined, key: readonly string[]): unknown {
 }
 
 /** A number taken from an extraction: as written, as a percentage of another group, or as days after the snapshot was taken. */
-function measure(raw: string, groups: Record<string, string | undefined>, condition: Extract<Condition, { kind: 'extract' }>, taken: number) {
+function measure(
+  raw: string,
+  groups: Record<string, string | undefined>,
+  condition: Extract<Condition, { kind: 'extract' }>,
+  taken: number,
+) {
   if (condition.as === 'days-after-snapshot') {
     // Calendar days (UTC) from the day the snapshot was taken: an end date of that same day is 0 days away.
     const date = Date.parse(`${raw.slice(0, 10).replaceAll('/', '-')}T00:00:00Z`);
@@ -197,9 +207,11 @@ function fieldsOf(predicate: Predicate): string[] {
 }
 
 function describe(item: Fact, fields: readonly string[]): string {
-  const shown = fields.filter((field) => field !== 'id' && field !== 'text').map((field) => {
-    const value = item.fields[field];
-    return `${field} ${clip(Array.isArray(value) ? value.join(', ') : String(value), 60)}`;
-  });
+  const shown = fields
+    .filter((field) => field !== 'id' && field !== 'text')
+    .map((field) => {
+      const value = item.fields[field];
+      return `${field} ${clip(Array.isArray(value) ? value.join(', ') : String(value), 60)}`;
+    });
   return shown.length > 0 ? `${item.id} (${shown.join(', ')})` : item.id;
 }

@@ -7,12 +7,19 @@ type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** Own members of one class (a member named `constructor` never finds Object.prototype's). */
 const ofClass = (parent: Json, test: (cls: string) => boolean): [string, Json][] =>
-  Object.entries(parent).filter((entry): entry is [string, Json] => isRecord(entry[1]) && typeof entry[1].class === 'string' && test(entry[1].class));
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+  Object.entries(parent).filter(
+    (entry): entry is [string, Json] => isRecord(entry[1]) && typeof entry[1].class === 'string' && test(entry[1].class),
+  );
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 const numberOr = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
 /** A reference to another object: a name, `{use: name}` or `{bigip: path}`. */
 const reference = (value: unknown): string =>
-  typeof value === 'string' ? value : isRecord(value) && typeof (value.use ?? value.bigip) === 'string' ? String(value.use ?? value.bigip) : '';
+  typeof value === 'string'
+    ? value
+    : isRecord(value) && typeof (value.use ?? value.bigip) === 'string'
+      ? String(value.use ?? value.bigip)
+      : '';
 
 /** The device's monitor defaults (seed: interval 5 s, timeout 16 s). */
 const MONITOR_DEFAULTS = { interval: 5, timeout: 16 };
@@ -25,7 +32,15 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { Service_HTTP: 80, Serv
  * declaration gives empty collections.
  */
 export function declarationFacts(text: string | undefined) {
-  const facts = { tenants: [] as Fact[], applications: [] as Fact[], services: [] as Fact[], pools: [] as Fact[], members: [] as Fact[], monitors: [] as Fact[], listeners: [] as Fact[] };
+  const facts = {
+    tenants: [] as Fact[],
+    applications: [] as Fact[],
+    services: [] as Fact[],
+    pools: [] as Fact[],
+    members: [] as Fact[],
+    monitors: [] as Fact[],
+    listeners: [] as Fact[],
+  };
   let adc: unknown;
   try {
     adc = text === undefined ? undefined : JSON.parse(text);
@@ -36,7 +51,16 @@ export function declarationFacts(text: string | undefined) {
   if (!isRecord(adc)) return facts;
 
   const poolIds = new Set<string>();
-  type Service = { tenant: string; application: string; name: string; class: string; virtualAddresses: string[]; virtualPort: number; pool: string; tls: boolean };
+  type Service = {
+    tenant: string;
+    application: string;
+    name: string;
+    class: string;
+    virtualAddresses: string[];
+    virtualPort: number;
+    pool: string;
+    tls: boolean;
+  };
   const pending: { id: string; fields: Service; local: ReadonlySet<string> }[] = [];
   for (const [tenant, tenantBody] of ofClass(adc, (cls) => cls === 'Tenant')) {
     const applications = ofClass(tenantBody, (cls) => cls === 'Application');
@@ -46,18 +70,30 @@ export function declarationFacts(text: string | undefined) {
       const base = `/${tenant}/${application}`;
       const pools = ofClass(app, (cls) => cls === 'Pool');
       const services = ofClass(app, (cls) => cls.startsWith('Service_'));
-      facts.applications.push({ id: base, fields: { ...at, name: application, template: String(app.template ?? ''), serviceCount: services.length, poolCount: pools.length } });
+      facts.applications.push({
+        id: base,
+        fields: { ...at, name: application, template: String(app.template ?? ''), serviceCount: services.length, poolCount: pools.length },
+      });
       for (const [name, pool] of pools) {
         const id = `${base}/${name}`;
         poolIds.add(id);
         const groups = Array.isArray(pool.members) ? pool.members.filter(isRecord) : [];
-        const members = groups.flatMap((group) => strings(group.serverAddresses).map((address) => ({ address, port: numberOr(group.servicePort, 0) })));
+        const members = groups.flatMap((group) =>
+          strings(group.serverAddresses).map((address) => ({ address, port: numberOr(group.servicePort, 0) })),
+        );
         const monitors = Array.isArray(pool.monitors) ? pool.monitors.map(reference) : [];
         facts.pools.push({ id, fields: { ...at, name, memberCount: members.length, monitorCount: monitors.length, monitors } });
-        for (const { address, port } of members) facts.members.push({ id: `${id} ${address}:${port}`, fields: { ...at, pool: id, address, port } });
+        for (const { address, port } of members)
+          facts.members.push({ id: `${id} ${address}:${port}`, fields: { ...at, pool: id, address, port } });
       }
       for (const [name, monitor] of ofClass(app, (cls) => cls === 'Monitor')) {
-        const fields = { ...at, name, monitorType: String(monitor.monitorType ?? ''), interval: numberOr(monitor.interval, MONITOR_DEFAULTS.interval), timeout: numberOr(monitor.timeout, MONITOR_DEFAULTS.timeout) };
+        const fields = {
+          ...at,
+          name,
+          monitorType: String(monitor.monitorType ?? ''),
+          interval: numberOr(monitor.interval, MONITOR_DEFAULTS.interval),
+          timeout: numberOr(monitor.timeout, MONITOR_DEFAULTS.timeout),
+        };
         facts.monitors.push({ id: `${base}/${name}`, fields });
       }
       const local = new Set(pools.map(([name]) => name));
@@ -92,7 +128,15 @@ export function declarationFacts(text: string | undefined) {
   for (const [key, services] of listeners) {
     const split = key.lastIndexOf(':');
     // The count is whole; the names quoted are the first few (a hostile declaration may hold thousands).
-    facts.listeners.push({ id: key, fields: { address: key.slice(0, split), port: Number(key.slice(split + 1)), serviceCount: services.length, services: services.slice(0, LISTED_SERVICES) } });
+    facts.listeners.push({
+      id: key,
+      fields: {
+        address: key.slice(0, split),
+        port: Number(key.slice(split + 1)),
+        serviceCount: services.length,
+        services: services.slice(0, LISTED_SERVICES),
+      },
+    });
   }
   return facts;
 }

@@ -23,7 +23,8 @@ export function checkEntryPath(name: string, maxDepth: number, maxLength: number
   if (name.startsWith('/')) return { ok: false, reason: 'has an absolute path' };
   const parts = name.split('/').filter((part) => part !== '' && part !== '.');
   if (parts.includes('..')) return { ok: false, reason: "has a '..' component" };
-  if (parts.some((part) => part.length > MAX_COMPONENT)) return { ok: false, reason: `has a path component longer than ${MAX_COMPONENT} characters` };
+  if (parts.some((part) => part.length > MAX_COMPONENT))
+    return { ok: false, reason: `has a path component longer than ${MAX_COMPONENT} characters` };
   if (parts.length > maxDepth) return { ok: false, reason: `is nested ${parts.length} levels deep (at most ${maxDepth})` };
   return { ok: true, path: parts.join('/'), parts };
 }

@@ -48,11 +48,19 @@ export class EntryTable {
 
     const size = entry.size;
     if (isDirectory && size !== 0) return refuse(`directory entry ${name} carries ${size} bytes of data`);
-    if (size > this.limits.maxEntryBytes) return refuse(`entry ${name} is ${size} bytes unpacked (at most ${this.limits.maxEntryBytes} per file)`);
+    if (size > this.limits.maxEntryBytes)
+      return refuse(`entry ${name} is ${size} bytes unpacked (at most ${this.limits.maxEntryBytes} per file)`);
     this.unpackedBytes += size;
-    if (this.unpackedBytes > this.limits.maxUnpackedBytes) return refuse(`the archive unpacks to more than ${this.limits.maxUnpackedBytes} bytes`);
+    if (this.unpackedBytes > this.limits.maxUnpackedBytes)
+      return refuse(`the archive unpacks to more than ${this.limits.maxUnpackedBytes} bytes`);
 
-    const keys = checked.parts.map((_, i) => checked.parts.slice(0, i + 1).join('/').normalize('NFC').toLowerCase());
+    const keys = checked.parts.map((_, i) =>
+      checked.parts
+        .slice(0, i + 1)
+        .join('/')
+        .normalize('NFC')
+        .toLowerCase(),
+    );
     const key = keys.at(-1)!;
     for (const parent of keys.slice(0, -1)) {
       if (this.fileKeys.has(parent)) return refuse(`entry ${name} is inside ${quoteName(parent)}, which is a file`);

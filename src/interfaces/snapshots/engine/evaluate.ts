@@ -28,7 +28,14 @@ export function evaluateSnapshot(ruleSet: RuleSet, content: SnapshotContent, set
       name: rule.name,
       output: match ? capLines(output) : [],
       run_data: { h_importance: rule.importance, match },
-      results: { h_action: rule.action, h_name: rule.name, h_header: rule.header, h_summary: rule.summary, h_sols: [...rule.solutions], h_cve_ids: [...rule.cves] },
+      results: {
+        h_action: rule.action,
+        h_name: rule.name,
+        h_header: rule.header,
+        h_summary: rule.summary,
+        h_sols: [...rule.solutions],
+        h_cve_ids: [...rule.cves],
+      },
     };
   });
   const hits = diagnostic.filter((d) => d.run_data.match).length;

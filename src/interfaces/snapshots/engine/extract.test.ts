@@ -33,33 +33,145 @@ const HOSTILE: Hostile[] = [
   { name: 'a plain tar, not gzip', archive: goodTar, message: /not gzip data/ },
   { name: 'a gzip stream cut short', archive: () => gzipSync(goodTar()).subarray(0, 40), message: /not valid gzip data/ },
   { name: 'a gzip stream with a corrupted body', archive: () => corrupt(gzipSync(goodTar())), message: /not valid gzip data/ },
-  { name: 'gzip of random bytes, not a tar', archive: () => gzipSync(Buffer.from('this is not a tar archive at all\n'.repeat(40))), message: /not a valid tar archive/ },
-  { name: 'a tar cut in the middle of an entry', archive: () => gzipSync(rawTar([manifestEntry, { path: 'logs/a.log', body: 'x'.repeat(2000) }], { end: false }).subarray(0, 1536)), message: /not a valid tar archive \(Truncated input/ },
+  {
+    name: 'gzip of random bytes, not a tar',
+    archive: () => gzipSync(Buffer.from('this is not a tar archive at all\n'.repeat(40))),
+    message: /not a valid tar archive/,
+  },
+  {
+    name: 'a tar cut in the middle of an entry',
+    archive: () => gzipSync(rawTar([manifestEntry, { path: 'logs/a.log', body: 'x'.repeat(2000) }], { end: false }).subarray(0, 1536)),
+    message: /not a valid tar archive \(Truncated input/,
+  },
   { name: 'a gzip inside the gzip', archive: () => gzipSync(gzipSync(goodTar())), message: /compressed twice/ },
-  { name: 'too many entries', archive: () => hostileArchive(Array.from({ length: 25 }, (_, i) => ({ path: `logs/${i}.log`, body: '.' }))), message: /more than 20 entries/, limits: small },
-  { name: 'one entry too large (declared size)', archive: () => hostileArchive([{ path: 'logs/huge.log', body: 'x', size: 20 * 1024 }]), message: /"logs\/huge.log" is 20480 bytes unpacked \(at most 16384 per file\)/, limits: small },
-  { name: 'too large unpacked in total', archive: () => hostileArchive(Array.from({ length: 5 }, (_, i) => ({ path: `logs/${i}.log`, body: 'y'.repeat(15 * 1024) }))), message: /unpacks to more than 65536 bytes/, limits: small },
-  { name: 'an extended header over 1 MiB (tar would skip its declared size unjudged)', archive: () => hostileArchive([{ path: 'PaxHeader', type: 'ExtendedHeader', body: 'x', size: 8 * 1024 ** 3 }]), message: /an extended header \(ExtendedHeader\) of 8589934592 bytes \(at most 1 MiB\)/ },
-  { name: 'extended headers adding up past the inflated-bytes bound', archive: () => hostileArchive(Array.from({ length: 3 }, () => ({ path: 'PaxHeader', type: 'ExtendedHeader' as const, body: paxComment(900 * 1024) }))), message: /inflates to more than 1196032 bytes/, limits: small },
-  { name: 'a path nested too deep', archive: () => hostileArchive([{ path: 'a/b/c/d/e/f/g.txt', body: 'deep' }]), message: /nested 7 levels deep \(at most 6\)/, limits: small },
-  { name: 'a symbolic link', archive: () => hostileArchive([{ path: 'config/evil', type: 'SymbolicLink', linkpath: '../../..' }, { path: 'config/evil/escaped.txt', body: 'x' }]), message: /"config\/evil" is a symbolic link/ },
-  { name: 'a hard link', archive: () => hostileArchive([{ path: 'logs/passwd', type: 'Link', linkpath: '/etc/passwd' }]), message: /"logs\/passwd" is a hard link/ },
+  {
+    name: 'too many entries',
+    archive: () => hostileArchive(Array.from({ length: 25 }, (_, i) => ({ path: `logs/${i}.log`, body: '.' }))),
+    message: /more than 20 entries/,
+    limits: small,
+  },
+  {
+    name: 'one entry too large (declared size)',
+    archive: () => hostileArchive([{ path: 'logs/huge.log', body: 'x', size: 20 * 1024 }]),
+    message: /"logs\/huge.log" is 20480 bytes unpacked \(at most 16384 per file\)/,
+    limits: small,
+  },
+  {
+    name: 'too large unpacked in total',
+    archive: () => hostileArchive(Array.from({ length: 5 }, (_, i) => ({ path: `logs/${i}.log`, body: 'y'.repeat(15 * 1024) }))),
+    message: /unpacks to more than 65536 bytes/,
+    limits: small,
+  },
+  {
+    name: 'an extended header over 1 MiB (tar would skip its declared size unjudged)',
+    archive: () => hostileArchive([{ path: 'PaxHeader', type: 'ExtendedHeader', body: 'x', size: 8 * 1024 ** 3 }]),
+    message: /an extended header \(ExtendedHeader\) of 8589934592 bytes \(at most 1 MiB\)/,
+  },
+  {
+    name: 'extended headers adding up past the inflated-bytes bound',
+    archive: () =>
+      hostileArchive(
+        Array.from({ length: 3 }, () => ({ path: 'PaxHeader', type: 'ExtendedHeader' as const, body: paxComment(900 * 1024) })),
+      ),
+    message: /inflates to more than 1196032 bytes/,
+    limits: small,
+  },
+  {
+    name: 'a path nested too deep',
+    archive: () => hostileArchive([{ path: 'a/b/c/d/e/f/g.txt', body: 'deep' }]),
+    message: /nested 7 levels deep \(at most 6\)/,
+    limits: small,
+  },
+  {
+    name: 'a symbolic link',
+    archive: () =>
+      hostileArchive([
+        { path: 'config/evil', type: 'SymbolicLink', linkpath: '../../..' },
+        { path: 'config/evil/escaped.txt', body: 'x' },
+      ]),
+    message: /"config\/evil" is a symbolic link/,
+  },
+  {
+    name: 'a hard link',
+    archive: () => hostileArchive([{ path: 'logs/passwd', type: 'Link', linkpath: '/etc/passwd' }]),
+    message: /"logs\/passwd" is a hard link/,
+  },
   { name: 'a character device', archive: () => hostileArchive([{ path: 'logs/null', type: 'CharacterDevice' }]), message: /is a device/ },
   { name: 'a FIFO', archive: () => hostileArchive([{ path: 'logs/pipe', type: 'FIFO' }]), message: /is a FIFO/ },
-  { name: 'an absolute path', archive: () => hostileArchive([{ path: '/tmp/portolan-absolute-escape.txt', body: 'x' }]), message: /has an absolute path/ },
-  { name: "a '..' component", archive: () => hostileArchive([{ path: '../escaped.txt', body: 'x' }]), message: /"\.\.\/escaped.txt" has a '\.\.' component/ },
-  { name: "a '..' that stays inside after normalisation", archive: () => hostileArchive([{ path: 'logs/../logs/a.log', body: 'x' }]), message: /has a '\.\.' component/ },
-  { name: "a '..' given in a pax header", archive: () => hostileArchive([{ path: '../../pax-escaped.txt', body: 'x', pax: true }]), message: /"\.\.\/\.\.\/pax-escaped.txt" has a '\.\.' component/ },
-  { name: 'backslashes (a Windows path)', archive: () => hostileArchive([{ path: '..\\..\\escaped.txt', body: 'x' }]), message: /has a backslash/ },
+  {
+    name: 'an absolute path',
+    archive: () => hostileArchive([{ path: '/tmp/portolan-absolute-escape.txt', body: 'x' }]),
+    message: /has an absolute path/,
+  },
+  {
+    name: "a '..' component",
+    archive: () => hostileArchive([{ path: '../escaped.txt', body: 'x' }]),
+    message: /"\.\.\/escaped.txt" has a '\.\.' component/,
+  },
+  {
+    name: "a '..' that stays inside after normalisation",
+    archive: () => hostileArchive([{ path: 'logs/../logs/a.log', body: 'x' }]),
+    message: /has a '\.\.' component/,
+  },
+  {
+    name: "a '..' given in a pax header",
+    archive: () => hostileArchive([{ path: '../../pax-escaped.txt', body: 'x', pax: true }]),
+    message: /"\.\.\/\.\.\/pax-escaped.txt" has a '\.\.' component/,
+  },
+  {
+    name: 'backslashes (a Windows path)',
+    archive: () => hostileArchive([{ path: '..\\..\\escaped.txt', body: 'x' }]),
+    message: /has a backslash/,
+  },
   { name: 'a Windows drive letter', archive: () => hostileArchive([{ path: 'C:escaped.txt', body: 'x' }]), message: /drive letter/ },
-  { name: 'control characters in a name', archive: () => hostileArchive([{ path: 'logs/a\u001b[2J.log', body: 'x' }]), message: /"logs\/a\\u001b\[2J.log" has control characters/ },
-  { name: 'the same entry twice', archive: () => hostileArchive([{ path: 'logs/a.log', body: 'first' }, { path: 'logs/a.log', body: 'second' }]), message: /"logs\/a.log" appears twice/ },
-  { name: 'the same entry twice, spelt differently', archive: () => hostileArchive([{ path: 'logs/a.log', body: 'first' }, { path: './LOGS//A.log', body: 'second' }]), message: /appears twice/ },
-  { name: 'a file that is also used as a directory', archive: () => hostileArchive([{ path: 'config', body: 'x' }, { path: 'config/a.json', body: '{}' }]), message: /inside "config", which is a file/ },
+  {
+    name: 'control characters in a name',
+    archive: () => hostileArchive([{ path: 'logs/a\u001b[2J.log', body: 'x' }]),
+    message: /"logs\/a\\u001b\[2J.log" has control characters/,
+  },
+  {
+    name: 'the same entry twice',
+    archive: () =>
+      hostileArchive([
+        { path: 'logs/a.log', body: 'first' },
+        { path: 'logs/a.log', body: 'second' },
+      ]),
+    message: /"logs\/a.log" appears twice/,
+  },
+  {
+    name: 'the same entry twice, spelt differently',
+    archive: () =>
+      hostileArchive([
+        { path: 'logs/a.log', body: 'first' },
+        { path: './LOGS//A.log', body: 'second' },
+      ]),
+    message: /appears twice/,
+  },
+  {
+    name: 'a file that is also used as a directory',
+    archive: () =>
+      hostileArchive([
+        { path: 'config', body: 'x' },
+        { path: 'config/a.json', body: '{}' },
+      ]),
+    message: /inside "config", which is a file/,
+  },
   { name: 'no manifest', archive: () => gzipSync(rawTar([{ path: 'logs/a.log', body: 'x' }])), message: /manifest.json is missing/ },
-  { name: 'a manifest that is not JSON', archive: () => gzipSync(rawTar([{ path: 'manifest.json', body: '{format:' }])), message: /manifest.json is not valid JSON/ },
-  { name: 'a manifest of another format', archive: () => gzipSync(rawTar([{ path: 'manifest.json', body: JSON.stringify({ ...TEST_MANIFEST, format: 'other/2' }) }])), message: /format must be "portolan-snapshot\/1"/ },
-  { name: 'a manifest that is a directory', archive: () => gzipSync(rawTar([{ path: 'manifest.json/', type: 'Directory' }])), message: /manifest.json is a directory/ },
+  {
+    name: 'a manifest that is not JSON',
+    archive: () => gzipSync(rawTar([{ path: 'manifest.json', body: '{format:' }])),
+    message: /manifest.json is not valid JSON/,
+  },
+  {
+    name: 'a manifest of another format',
+    archive: () => gzipSync(rawTar([{ path: 'manifest.json', body: JSON.stringify({ ...TEST_MANIFEST, format: 'other/2' }) }])),
+    message: /format must be "portolan-snapshot\/1"/,
+  },
+  {
+    name: 'a manifest that is a directory',
+    archive: () => gzipSync(rawTar([{ path: 'manifest.json/', type: 'Directory' }])),
+    message: /manifest.json is a directory/,
+  },
 ];
 
 function corrupt(gz: Buffer): Buffer {
@@ -83,7 +195,13 @@ t.test('each hostile archive fails with a message saying why, and nothing is lef
 });
 
 t.test('a failed extraction into an existing empty folder leaves the folder, empty', async (t) => {
-  const { root, archive, dest } = await workspace(t, hostileArchive([{ path: 'logs/a.log', body: 'x'.repeat(100) }, { path: '../escaped.txt', body: 'x' }]));
+  const { root, archive, dest } = await workspace(
+    t,
+    hostileArchive([
+      { path: 'logs/a.log', body: 'x'.repeat(100) },
+      { path: '../escaped.txt', body: 'x' },
+    ]),
+  );
   await mkdir(dest);
   const result = await extractSnapshot(archive, dest);
   t.match(result, { ok: false, message: /'\.\.' component/ });
@@ -120,25 +238,39 @@ t.test('a good archive made by the tar packer unpacks whole: the manifest, every
   const original = await readFolder(HEALTHY);
   t.same(await readFolder(dest), original, 'the same files with the same content');
   t.same([...result.files].sort(), Object.keys(original).sort());
-  t.equal(result.unpackedBytes, Object.values(original).reduce((sum, text) => sum + Buffer.byteLength(text), 0));
+  t.equal(
+    result.unpackedBytes,
+    Object.values(original).reduce((sum, text) => sum + Buffer.byteLength(text), 0),
+  );
   t.same(result.manifest, JSON.parse(original['manifest.json']!));
 });
 
 t.test('names are normalised: a leading ./ is dropped, the root entry skipped, long names in pax headers kept', async (t) => {
   const long = `logs/${'l'.repeat(150)}.log`;
-  const { archive, dest } = await workspace(t, gzipSync(rawTar([
-    { path: './', type: 'Directory' },
-    { path: './manifest.json', body: JSON.stringify(TEST_MANIFEST) },
-    { path: './logs/', type: 'Directory' },
-    { path: long, body: 'long', pax: true },
-  ])));
+  const { archive, dest } = await workspace(
+    t,
+    gzipSync(
+      rawTar([
+        { path: './', type: 'Directory' },
+        { path: './manifest.json', body: JSON.stringify(TEST_MANIFEST) },
+        { path: './logs/', type: 'Directory' },
+        { path: long, body: 'long', pax: true },
+      ]),
+    ),
+  );
   const result = await extractSnapshot(archive, dest);
   t.match(result, { ok: true, files: ['manifest.json', long] });
   t.equal(await readFile(join(dest, long), 'utf8'), 'long');
 });
 
 t.test('modes from the archive are not kept', async (t) => {
-  const { archive, dest } = await workspace(t, hostileArchive([{ path: 'logs/', type: 'Directory', mode: 0o1777 }, { path: 'logs/a.sh', body: 'x', mode: 0o6777 }]));
+  const { archive, dest } = await workspace(
+    t,
+    hostileArchive([
+      { path: 'logs/', type: 'Directory', mode: 0o1777 },
+      { path: 'logs/a.sh', body: 'x', mode: 0o6777 },
+    ]),
+  );
   t.ok((await extractSnapshot(archive, dest)).ok);
   t.equal((await stat(join(dest, 'logs/a.sh'))).mode & 0o7777, 0o644, 'no set-uid, set-gid, execute or world-write bits');
   t.equal((await stat(join(dest, 'logs'))).mode & 0o7000, 0, 'no sticky bit');

@@ -23,7 +23,10 @@ export type ExtractFailure = { ok: false; message: string };
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 // What a second layer of compression starts with: gzip, zstd. tar would unpack either on its own.
-const NESTED_MAGICS = [[0x1f, 0x8b], [0x28, 0xb5, 0x2f, 0xfd]];
+const NESTED_MAGICS = [
+  [0x1f, 0x8b],
+  [0x28, 0xb5, 0x2f, 0xfd],
+];
 
 /**
  * Unpacks the snapshot archive at `archivePath` (a gzip'd tar, README.md "Archive format") into
@@ -37,7 +40,11 @@ const NESTED_MAGICS = [[0x1f, 0x8b], [0x28, 0xb5, 0x2f, 0xfd]];
  * const result = await extractSnapshot('/data/snapshots/7/upload.tgz', '/data/snapshots/7/files');
  * if (!result.ok) markFailed(result.message); else evaluate(result.manifest, result.files);
  */
-export async function extractSnapshot(archivePath: string, destDir: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<ExtractedSnapshot | ExtractFailure> {
+export async function extractSnapshot(
+  archivePath: string,
+  destDir: string,
+  limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS,
+): Promise<ExtractedSnapshot | ExtractFailure> {
   const dest = resolve(destDir);
   const prepared = await prepareDestination(dest).catch((error: unknown) => {
     if (!isSystemError(error)) throw error;
@@ -61,12 +68,15 @@ export async function extractSnapshot(archivePath: string, destDir: string, limi
 }
 
 async function prepareDestination(dest: string): Promise<{ ok: true; created: boolean } | ExtractFailure> {
-  const stat = await lstat(dest).catch((error: unknown) => (isSystemError(error) && error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+  const stat = await lstat(dest).catch((error: unknown) =>
+    isSystemError(error) && error.code === 'ENOENT' ? undefined : Promise.reject(error),
+  );
   if (!stat) {
     await mkdir(dest, { mode: 0o755 });
     return { ok: true, created: true };
   }
-  if (!stat.isDirectory() || (await readdir(dest)).length > 0) return { ok: false, message: `the destination ${dest} is not an empty directory` };
+  if (!stat.isDirectory() || (await readdir(dest)).length > 0)
+    return { ok: false, message: `the destination ${dest} is not an empty directory` };
   return { ok: true, created: false };
 }
 
@@ -76,7 +86,8 @@ async function clean(dest: string, created: boolean): Promise<void> {
 }
 
 async function unpackArchive(archivePath: string, dest: string, limits: ExtractLimits): Promise<Unpacked | ExtractFailure> {
-  if (!startsWith(await readHead(archivePath, 2), GZIP_MAGIC)) return { ok: false, message: 'the archive is not gzip data (a snapshot is a gzip-compressed tar archive)' };
+  if (!startsWith(await readHead(archivePath, 2), GZIP_MAGIC))
+    return { ok: false, message: 'the archive is not gzip data (a snapshot is a gzip-compressed tar archive)' };
 
   const table = new EntryTable(limits);
   const judged = new WeakSet<ReadEntry>();
@@ -113,7 +124,11 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
   });
   // tar reports a damaged archive with its own TAR_* codes, a failing file system with the system's (ENOSPC, EACCES).
   unpack.on('error', (error: Error & { code?: string }) =>
-    refuse(error.code?.startsWith('TAR_') === false ? `the archive could not be unpacked (${error.code})` : `the archive is not a valid tar archive (${tarMessage(error)})`),
+    refuse(
+      error.code?.startsWith('TAR_') === false
+        ? `the archive could not be unpacked (${error.code})`
+        : `the archive is not a valid tar archive (${tarMessage(error)})`,
+    ),
   );
   // The end-of-archive records: whatever follows them (gzip'd zeros, more gzip members) is never decompressed.
   // Fed on, tar would keep every later chunk, copying its whole buffer each time (quadratic).
@@ -126,7 +141,11 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
   // otherwise be decompressed and thrown away up to the inflated-bytes bound.
   unpack.on('ignoredEntry', (entry: ReadEntry) => {
     if (judged.has(entry)) return; // the filter's own skip (the root `./`) or refusal
-    refuse(entry.meta ? `the archive has an extended header (${entry.type}) of ${entry.size} bytes (at most 1 MiB)` : `entry ${quoteName(entry.path)} has an unsupported type (${entry.type})`);
+    refuse(
+      entry.meta
+        ? `the archive has an extended header (${entry.type}) of ${entry.size} bytes (at most 1 MiB)`
+        : `entry ${quoteName(entry.path)} has an unsupported type (${entry.type})`,
+    );
   });
   const closed = new Promise<void>((resolve) => unpack.on('close', resolve));
 
@@ -148,7 +167,9 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
     }
   } catch (error) {
     const readFailed = isSystemError(error) && !error.code.startsWith('Z_');
-    refuse(readFailed ? `the archive could not be read (${error.code})` : `the archive is not valid gzip data (${(error as Error).message})`);
+    refuse(
+      readFailed ? `the archive could not be read (${error.code})` : `the archive is not valid gzip data (${(error as Error).message})`,
+    );
   } finally {
     input.destroy();
     gunzip.destroy();
@@ -161,7 +182,11 @@ async function unpackArchive(archivePath: string, dest: string, limits: ExtractL
 }
 
 /** Checks what is on disk again (regular files and directories only, the files admitted, the sizes), then the manifest. */
-async function checkUnpacked(dest: string, { table, inflatedBytes }: Unpacked, limits: ExtractLimits): Promise<ExtractedSnapshot | ExtractFailure> {
+async function checkUnpacked(
+  dest: string,
+  { table, inflatedBytes }: Unpacked,
+  limits: ExtractLimits,
+): Promise<ExtractedSnapshot | ExtractFailure> {
   const expected = new Set(table.files);
   let bytes = 0;
   let count = 0;
@@ -172,7 +197,8 @@ async function checkUnpacked(dest: string, { table, inflatedBytes }: Unpacked, l
     bytes += (await lstat(join(dest, path))).size;
     count++;
   }
-  if (count !== expected.size || bytes > limits.maxUnpackedBytes) return { ok: false, message: 'the unpacked files do not match the archive' };
+  if (count !== expected.size || bytes > limits.maxUnpackedBytes)
+    return { ok: false, message: 'the unpacked files do not match the archive' };
   const manifest = await readManifest(dest, limits.maxManifestBytes);
   return manifest.ok ? { ok: true, manifest: manifest.manifest, files: table.files, unpackedBytes: bytes, inflatedBytes } : manifest;
 }
@@ -191,7 +217,6 @@ export async function readManifest(dir: string, maxBytes: number): Promise<Manif
   }
   return validateManifest(value);
 }
-
 
 const startsWith = (chunk: Buffer, magic: readonly number[]) => chunk.length >= magic.length && magic.every((byte, i) => chunk[i] === byte);
 

@@ -2,7 +2,6 @@ import { declarationFacts } from './declaration-facts.ts';
 import type { Fact } from './fact.ts';
 import type { SnapshotContent } from './snapshot-content.ts';
 
-
 export const DECLARATIONS_FILE = 'config/declarations.json';
 const SCRIPT_FILE = /^config\/rules\/([^/~]+)~([^/]+)\.tcl$/;
 
@@ -10,7 +9,10 @@ const SCRIPT_FILE = /^config\/rules\/([^/~]+)~([^/]+)\.tcl$/;
 export const COLLECTIONS = {
   tenants: { source: DECLARATIONS_FILE, fields: ['name', 'applicationCount'] },
   applications: { source: DECLARATIONS_FILE, fields: ['tenant', 'name', 'template', 'serviceCount', 'poolCount'] },
-  services: { source: DECLARATIONS_FILE, fields: ['tenant', 'application', 'name', 'class', 'virtualAddresses', 'virtualPort', 'pool', 'poolFound', 'tls'] },
+  services: {
+    source: DECLARATIONS_FILE,
+    fields: ['tenant', 'application', 'name', 'class', 'virtualAddresses', 'virtualPort', 'pool', 'poolFound', 'tls'],
+  },
   pools: { source: DECLARATIONS_FILE, fields: ['tenant', 'application', 'name', 'memberCount', 'monitorCount', 'monitors'] },
   members: { source: DECLARATIONS_FILE, fields: ['tenant', 'application', 'pool', 'address', 'port'] },
   monitors: { source: DECLARATIONS_FILE, fields: ['tenant', 'application', 'name', 'monitorType', 'interval', 'timeout'] },
@@ -41,6 +43,8 @@ function scriptFacts(content: SnapshotContent): Fact[] {
     const text = content.text.get(file) ?? '';
     const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
     const blank = lines.every((line) => /^\s*(#.*)?$/.test(line));
-    return [{ id: `/${partition}/${name}`, fields: { partition, name, file, bytes: Buffer.byteLength(text), lines: lines.length, blank, text } }];
+    return [
+      { id: `/${partition}/${name}`, fields: { partition, name, file, bytes: Buffer.byteLength(text), lines: lines.length, blank, text } },
+    ];
   });
 }

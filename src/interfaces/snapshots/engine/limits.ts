@@ -27,9 +27,17 @@ const MiB = 1024 * 1024;
  * headers and padding (at most 4 KiB an entry: a header, a pax header and its body, the last block's
  * padding) plus 1 MiB for the end-of-archive records.
  */
-export const maxTarBytes = (limits: Pick<ExtractLimits, 'maxUnpackedBytes' | 'maxEntries'>) => limits.maxUnpackedBytes + limits.maxEntries * 4096 + MiB;
+export const maxTarBytes = (limits: Pick<ExtractLimits, 'maxUnpackedBytes' | 'maxEntries'>) =>
+  limits.maxUnpackedBytes + limits.maxEntries * 4096 + MiB;
 
-const FILE_LIMITS = { maxEntries: 10_000, maxUnpackedBytes: 512 * MiB, maxEntryBytes: 256 * MiB, maxDepth: 16, maxPathLength: 1024, maxManifestBytes: 64 * 1024 };
+const FILE_LIMITS = {
+  maxEntries: 10_000,
+  maxUnpackedBytes: 512 * MiB,
+  maxEntryBytes: 256 * MiB,
+  maxDepth: 16,
+  maxPathLength: 1024,
+  maxManifestBytes: 64 * 1024,
+};
 
 export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = Object.freeze({ ...FILE_LIMITS, maxInflatedBytes: maxTarBytes(FILE_LIMITS) });
 

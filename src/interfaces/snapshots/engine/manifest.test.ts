@@ -17,11 +17,23 @@ t.test('each wrong manifest is refused with a message naming the field and what 
     ['a hostname with a space', { ...TEST_MANIFEST, hostname: 'device 1' }, /hostname must be a host name/],
     ['an empty serial', { ...TEST_MANIFEST, chassisSerial: '' }, /chassisSerial must be printable ASCII, 1 to 64 characters/],
     ['a platform with a newline', { ...TEST_MANIFEST, platform: 'a\nb' }, /platform must be printable ASCII/],
-    ['a version with letters', { ...TEST_MANIFEST, version: '17.1.0-beta' }, /version must be a software version of 2 to 4 dot-separated numbers/],
+    [
+      'a version with letters',
+      { ...TEST_MANIFEST, version: '17.1.0-beta' },
+      /version must be a software version of 2 to 4 dot-separated numbers/,
+    ],
     ['a version number', { ...TEST_MANIFEST, version: 17 }, /version must be/],
-    ['a date without a zone', { ...TEST_MANIFEST, generatedAt: '2026-11-02T09:30:00' }, /generatedAt must be an ISO 8601 date-time with a zone/],
+    [
+      'a date without a zone',
+      { ...TEST_MANIFEST, generatedAt: '2026-11-02T09:30:00' },
+      /generatedAt must be an ISO 8601 date-time with a zone/,
+    ],
     ['a date that does not exist', { ...TEST_MANIFEST, generatedAt: '2026-13-45T09:30:00Z' }, /generatedAt is not a real date/],
-    ['a snake_case field', { ...TEST_MANIFEST, chassis_serial: 'x' }, /unknown field "chassis_serial" \(the fields are format, hostname, chassisSerial/],
+    [
+      'a snake_case field',
+      { ...TEST_MANIFEST, chassis_serial: 'x' },
+      /unknown field "chassis_serial" \(the fields are format, hostname, chassisSerial/,
+    ],
   ];
   for (const [name, value, message] of cases) t.match(validateManifest(value), { ok: false, message }, name);
 });
@@ -42,6 +54,7 @@ t.test('entry names: normalised when safe, refused with a reason otherwise', asy
     ['a/b/c', /nested 3 levels deep \(at most 2\)/],
     ['x'.repeat(300), /component longer than 255/],
   ];
-  for (const [name, reason] of refused) t.match(checkEntryPath(name, name === 'a/b/c' ? 2 : 16, 1024), { ok: false, reason }, JSON.stringify(name.slice(0, 20)));
+  for (const [name, reason] of refused)
+    t.match(checkEntryPath(name, name === 'a/b/c' ? 2 : 16, 1024), { ok: false, reason }, JSON.stringify(name.slice(0, 20)));
   t.match(checkEntryPath('a'.repeat(20), 16, 10), { ok: false, reason: /longer than 10 characters/ });
 });

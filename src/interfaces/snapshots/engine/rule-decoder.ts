@@ -38,12 +38,16 @@ export class RuleDecoder {
   }
 
   text(value: unknown, at: string, max: number): string | undefined {
-    return typeof value === 'string' && value.trim() !== '' && value.length <= max ? value : this.problem(at, `must be a non-empty string of at most ${max} characters`);
+    return typeof value === 'string' && value.trim() !== '' && value.length <= max
+      ? value
+      : this.problem(at, `must be a non-empty string of at most ${max} characters`);
   }
 
   count(value: unknown, at: string): number | undefined {
     if (value === undefined) return 1;
-    return Number.isSafeInteger(value) && (value as number) >= 1 ? (value as number) : this.problem(at, 'must be a whole number of at least 1');
+    return Number.isSafeInteger(value) && (value as number) >= 1
+      ? (value as number)
+      : this.problem(at, 'must be a whole number of at least 1');
   }
 
   glob(value: unknown, at: string, reads: boolean): Glob | undefined {
@@ -85,7 +89,9 @@ export class RuleDecoder {
         const bound = (key: 'from' | 'before') => {
           const given = range[key];
           if (given === undefined) return undefined;
-          return typeof given === 'string' && VERSION_FORM.test(given) ? given.split('.').map(Number) : this.problem(`${here}.${key}`, 'must be a version like 16.1.0');
+          return typeof given === 'string' && VERSION_FORM.test(given)
+            ? given.split('.').map(Number)
+            : this.problem(`${here}.${key}`, 'must be a version like 16.1.0');
         };
         const from = bound('from');
         const before = bound('before');
@@ -109,8 +115,14 @@ export class RuleDecoder {
       case 'json': {
         const j = this.record(inner, here, ['file', 'key', ...OPERATORS], ['file', 'key']);
         if (!j) return undefined;
-        const file = typeof j.file === 'string' && !j.file.includes('*') ? this.glob(j.file, `${here}.file`, true) : this.problem(`${here}.file`, 'must be a file path without wildcards');
-        const key = Array.isArray(j.key) && j.key.length > 0 && j.key.every((k) => typeof k === 'string') ? (j.key as string[]) : this.problem(`${here}.key`, 'must be a non-empty list of property names');
+        const file =
+          typeof j.file === 'string' && !j.file.includes('*')
+            ? this.glob(j.file, `${here}.file`, true)
+            : this.problem(`${here}.file`, 'must be a file path without wildcards');
+        const key =
+          Array.isArray(j.key) && j.key.length > 0 && j.key.every((k) => typeof k === 'string')
+            ? (j.key as string[])
+            : this.problem(`${here}.key`, 'must be a non-empty list of property names');
         const test = this.test(j, here, undefined);
         return file && key && test ? { kind, file: file.source, key, test } : undefined;
       }
@@ -119,7 +131,8 @@ export class RuleDecoder {
       case 'each': {
         const e = this.record(inner, here, ['in', 'where', 'atLeast'], ['in']);
         if (!e) return undefined;
-        if (typeof e.in !== 'string' || !isCollection(e.in)) return this.problem(`${here}.in`, `must be one of ${list(Object.keys(COLLECTIONS))}`);
+        if (typeof e.in !== 'string' || !isCollection(e.in))
+          return this.problem(`${here}.in`, `must be one of ${list(Object.keys(COLLECTIONS))}`);
         const collection = e.in;
         this.glob(COLLECTIONS[collection].source, `${here}.in`, true);
         const where = e.where === undefined ? undefined : this.predicate(e.where, `${here}.where`, collection);
@@ -131,7 +144,12 @@ export class RuleDecoder {
   }
 
   private extract(inner: unknown, at: string): Condition | undefined {
-    const x = this.record(inner, at, ['files', 'regex', 'flags', 'value', 'percentOf', 'label', 'as', ...OPERATORS], ['files', 'regex', 'value']);
+    const x = this.record(
+      inner,
+      at,
+      ['files', 'regex', 'flags', 'value', 'percentOf', 'label', 'as', ...OPERATORS],
+      ['files', 'regex', 'value'],
+    );
     if (!x) return undefined;
     const files = this.glob(x.files, `${at}.files`, true);
     const regex = this.regex(x.regex, x.flags, `${at}.regex`);
@@ -144,12 +162,19 @@ export class RuleDecoder {
     const group = (key: string) => {
       const name = x[key];
       if (name === undefined) return true;
-      return typeof name === 'string' && NAMED_GROUP.test(name) && groups.includes(name) ? name : this.problem(`${at}.${key}`, `must name a group of the regex (${list(groups) || 'it has none'})`);
+      return typeof name === 'string' && NAMED_GROUP.test(name) && groups.includes(name)
+        ? name
+        : this.problem(`${at}.${key}`, `must name a group of the regex (${list(groups) || 'it has none'})`);
     };
     const [value, percentOf, label] = [group('value'), group('percentOf'), group('label')];
     if (typeof value !== 'string' || !percentOf || !label) return undefined;
     return {
-      kind: 'extract', files, regex, value, as, test,
+      kind: 'extract',
+      files,
+      regex,
+      value,
+      as,
+      test,
       ...(typeof percentOf === 'string' ? { percentOf } : {}),
       ...(typeof label === 'string' ? { label } : {}),
     };
@@ -160,7 +185,8 @@ export class RuleDecoder {
       const p = this.record(value, at, ['field', ...OPERATORS], ['field']);
       if (!p) return undefined;
       const fields = collectionFields(collection);
-      if (typeof p.field !== 'string' || !fields.includes(p.field)) return this.problem(`${at}.field`, `must be a field of ${collection} (${list(fields)})`);
+      if (typeof p.field !== 'string' || !fields.includes(p.field))
+        return this.problem(`${at}.field`, `must be a field of ${collection} (${list(fields)})`);
       const test = this.test(p, at, fields);
       return test && { kind: 'field', field: p.field, test };
     }
@@ -213,17 +239,21 @@ export class RuleDecoder {
     if (!fields) return this.problem(at, 'can name another field only inside "each"');
     const ref = this.record(value, at, ['field'], ['field']);
     if (!ref) return undefined;
-    return typeof ref.field === 'string' && fields.includes(ref.field) ? { field: ref.field } : this.problem(`${at}.field`, `must be one of ${list(fields)}`);
+    return typeof ref.field === 'string' && fields.includes(ref.field)
+      ? { field: ref.field }
+      : this.problem(`${at}.field`, `must be one of ${list(fields)}`);
   }
 
   private cidrs(value: unknown, at: string): BlockList | undefined {
-    if (!Array.isArray(value) || value.length === 0) return this.problem(at, 'must be a non-empty list of address ranges like 192.0.2.0/24');
+    if (!Array.isArray(value) || value.length === 0)
+      return this.problem(at, 'must be a non-empty list of address ranges like 192.0.2.0/24');
     const ranges = new BlockList();
     for (const item of value) {
       const [address = '', prefix = '', extra] = typeof item === 'string' ? item.split('/') : [];
       const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : undefined;
       const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-      if (!family || extra !== undefined || !(bits <= (family === 'ipv4' ? 32 : 128))) return this.problem(at, `${JSON.stringify(item)} is not an address range like 192.0.2.0/24`);
+      if (!family || extra !== undefined || !(bits <= (family === 'ipv4' ? 32 : 128)))
+        return this.problem(at, `${JSON.stringify(item)} is not an address range like 192.0.2.0/24`);
       ranges.addSubnet(address, bits, family);
     }
     return ranges;

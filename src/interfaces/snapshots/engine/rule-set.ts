@@ -28,7 +28,8 @@ export function parseRuleSet(value: unknown): RuleSetLoad {
   const top = decoder.record(value, 'rule set', ['version', 'description', 'rules'], ['version', 'rules']);
   const rules: Rule[] = [];
   if (top) {
-    if (typeof top.version !== 'string' || !RULE_SET_VERSION.test(top.version)) decoder.problem('version', 'must be a date-based version like 2026.11.1');
+    if (typeof top.version !== 'string' || !RULE_SET_VERSION.test(top.version))
+      decoder.problem('version', 'must be a date-based version like 2026.11.1');
     if (top.description !== undefined) decoder.text(top.description, 'description', 2000);
     if (!Array.isArray(top.rules) || top.rules.length === 0) decoder.problem('rules', 'must be a non-empty list');
     const names = new Set<string>();
@@ -70,9 +71,15 @@ export async function loadRuleSetFile(path: string = DEFAULT_RULES_PATH): Promis
 
 function decodeRule(decoder: RuleDecoder, value: unknown, at: string): Rule | undefined {
   const before = decoder.problems.length;
-  const rule = decoder.record(value, at, RULE_KEYS, RULE_KEYS.filter((key) => key !== 'cves'));
+  const rule = decoder.record(
+    value,
+    at,
+    RULE_KEYS,
+    RULE_KEYS.filter((key) => key !== 'cves'),
+  );
   if (!rule) return undefined;
-  if (typeof rule.name !== 'string' || !RULE_NAME.test(rule.name) || rule.name.length > 64) decoder.problem(`${at}.name`, 'must be lower-case words joined by hyphens, at most 64 characters');
+  if (typeof rule.name !== 'string' || !RULE_NAME.test(rule.name) || rule.name.length > 64)
+    decoder.problem(`${at}.name`, 'must be lower-case words joined by hyphens, at most 64 characters');
   if (!IMPORTANCES.includes(rule.importance as Importance)) decoder.problem(`${at}.importance`, `must be one of ${IMPORTANCES.join(', ')}`);
   decoder.text(rule.header, `${at}.header`, 200);
   decoder.text(rule.summary, `${at}.summary`, 2000);
@@ -80,7 +87,8 @@ function decodeRule(decoder: RuleDecoder, value: unknown, at: string): Rule | un
   const urls = Array.isArray(rule.solutions) && rule.solutions.length > 0 && rule.solutions.every(isHttpsUrl);
   if (!urls) decoder.problem(`${at}.solutions`, 'must be a non-empty list of https URLs');
   const cves = rule.cves ?? [];
-  if (!Array.isArray(cves) || !cves.every((cve) => typeof cve === 'string' && CVE.test(cve))) decoder.problem(`${at}.cves`, 'must be a list of CVE ids like CVE-2024-12345');
+  if (!Array.isArray(cves) || !cves.every((cve) => typeof cve === 'string' && CVE.test(cve)))
+    decoder.problem(`${at}.cves`, 'must be a list of CVE ids like CVE-2024-12345');
   const match = decoder.condition(rule.match, `${at}.match`);
   if (decoder.problems.length > before || !match) return undefined;
   const { name, importance, header, summary, action, solutions } = rule as Omit<Rule, 'match' | 'cves'>;

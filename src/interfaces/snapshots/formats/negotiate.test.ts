@@ -69,7 +69,18 @@ t.test('errors are JSON only when the Accept asks for +json, XML otherwise', asy
   t.equal(errorFormat(JSON_TYPE), 'json');
   t.equal(errorFormat(`application/json;q=0.5, ${JSON_TYPE}`), 'json');
   t.equal(errorFormat(`text/csv, ${JSON_TYPE};q=0.5`), 'json');
-  for (const accept of [undefined, '', XML, '*/*', 'application/pdf', 'text/csv', 'text/html', 'application/json', `${JSON_TYPE};q=0`, `${XML}, ${JSON_TYPE}`]) {
+  for (const accept of [
+    undefined,
+    '',
+    XML,
+    '*/*',
+    'application/pdf',
+    'text/csv',
+    'text/html',
+    'application/json',
+    `${JSON_TYPE};q=0`,
+    `${XML}, ${JSON_TYPE}`,
+  ]) {
     t.equal(errorFormat(accept), 'xml', `Accept: ${JSON.stringify(accept)}`);
   }
 });

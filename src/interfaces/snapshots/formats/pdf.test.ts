@@ -38,8 +38,19 @@ t.test('page 1 of the report of a realistic snapshot, rendered to PNG, is not bl
 t.test('the report reads: system, counts, hits from critical to low with summary and action, then the misses', async (t) => {
   if (!needsPoppler(t)) return;
   const output = realisticOutput();
-  const text = textPages(await diagnosticsPdf(output, REALISTIC_SNAPSHOT)).join('\n').replace(/\s+/g, ' ');
-  for (const fact of ['Diagnostics report', 'Snapshot 1180057', 'device-1.example.net', 'PTL-0001-4242', 'portolan-reference', '17.1.0', '2026-11-02T09:30:00Z', 'Rule set 2026.11.1']) {
+  const text = textPages(await diagnosticsPdf(output, REALISTIC_SNAPSHOT))
+    .join('\n')
+    .replace(/\s+/g, ' ');
+  for (const fact of [
+    'Diagnostics report',
+    'Snapshot 1180057',
+    'device-1.example.net',
+    'PTL-0001-4242',
+    'portolan-reference',
+    '17.1.0',
+    '2026-11-02T09:30:00Z',
+    'Rule set 2026.11.1',
+  ]) {
     t.ok(text.includes(fact), `shows ${fact}`);
   }
   t.ok(text.includes('5 hits, 30 checks without findings'), 'the hit and miss counts');
@@ -52,13 +63,17 @@ t.test('the report reads: system, counts, hits from critical to low with summary
     t.ok(text.indexOf(d.results.h_action.slice(0, 60), at) > at, `hit ${d.name}: its action after the header`);
   }
   const sections = IMPORTANCE_ORDER.map((importance) => text.indexOf(`${importance[0]!.toUpperCase()}${importance.slice(1)} (`));
-  t.ok(sections.every((at, i) => at > 0 && (i === 0 || at > sections[i - 1]!)), `sections critical, high, medium, low in that order (${sections})`);
+  t.ok(
+    sections.every((at, i) => at > 0 && (i === 0 || at > sections[i - 1]!)),
+    `sections critical, high, medium, low in that order (${sections})`,
+  );
   const rank = (name: string) => IMPORTANCE_ORDER.indexOf(hits.find((d) => d.name === name)!.run_data.h_importance);
   const order = [...hits].sort((a, b) => text.indexOf(a.results.h_header) - text.indexOf(b.results.h_header)).map((d) => rank(d.name));
   t.same(order, [...order].sort(), 'each hit under its importance');
   const misses = text.indexOf('Checks without findings (30)');
   t.ok(misses > Math.max(...hits.map((d) => text.indexOf(d.results.h_header))), 'the misses come after the hits');
-  for (const d of output.diagnostics.diagnostic.filter((d) => !d.run_data.match)) t.ok(text.indexOf(d.name, misses) > misses, `miss ${d.name} listed`);
+  for (const d of output.diagnostics.diagnostic.filter((d) => !d.run_data.match))
+    t.ok(text.indexOf(d.name, misses) > misses, `miss ${d.name} listed`);
 });
 
 t.test("each hit's solution links are clickable links to the solution URLs", async (t) => {
@@ -79,10 +94,14 @@ t.test('many diagnostics break over pages: every page has content and a numbered
   t.equal(text.length, pages);
   for (const [i, page] of text.entries()) {
     t.ok(page.includes(`Page ${i + 1} of ${pages}`), `page ${i + 1}: its footer`);
-    t.ok(page.split('\n').filter((line) => line.trim() !== '' && !line.includes('Portolan diagnostics report')).length > 0, `page ${i + 1}: has content`);
+    t.ok(
+      page.split('\n').filter((line) => line.trim() !== '' && !line.includes('Portolan diagnostics report')).length > 0,
+      `page ${i + 1}: has content`,
+    );
   }
   const all = text.join('\n');
-  for (const d of output.diagnostics.diagnostic) t.ok(all.includes(`${d.results.h_header}\n`) || all.includes(`${d.results.h_header} `), `${d.name} is in the report`);
+  for (const d of output.diagnostics.diagnostic)
+    t.ok(all.includes(`${d.results.h_header}\n`) || all.includes(`${d.results.h_header} `), `${d.name} is in the report`);
   t.ok(links.length >= 120, `${links.length} link annotations for 120 solution links`);
   t.ok(inkRatio(renderPage(pdf, pages, 30)) > 0.005, 'the last page is not blank either');
 });
@@ -108,12 +127,18 @@ t.test('text outside the standard fonts shows as ? and does not break the report
   t.ok(text.includes('Größe — naïve ?? ?'), 'Windows-1252 text kept, the rest replaced');
   t.ok(text.includes('höst-?'));
   t.ok(text.includes('javascript:alert(1)'), 'another scheme is shown as text');
-  t.notOk(pdfInfo(pdf).links.some((l) => l.url.startsWith('javascript:')), 'but is not a link');
+  t.notOk(
+    pdfInfo(pdf).links.some((l) => l.url.startsWith('javascript:')),
+    'but is not a link',
+  );
 });
 
 t.test('set=hit and set=miss say what the report leaves out; no hits at all says so', async (t) => {
   if (!needsPoppler(t)) return;
-  const read = async (output: DiagnosticOutput) => textPages(await diagnosticsPdf(output, REALISTIC_SNAPSHOT)).join('\n').replace(/\s+/g, ' ');
+  const read = async (output: DiagnosticOutput) =>
+    textPages(await diagnosticsPdf(output, REALISTIC_SNAPSHOT))
+      .join('\n')
+      .replace(/\s+/g, ' ');
   t.ok((await read(realisticOutput('hit'))).includes('Not listed in this report (set=hit)'));
   const missText = await read(realisticOutput('miss'));
   t.ok(missText.includes('Hits (5) Not listed in this report (set=miss)'));

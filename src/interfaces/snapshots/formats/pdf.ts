@@ -9,7 +9,14 @@ type Doc = InstanceType<typeof PDFDocument>;
 type Importance = Diagnostic['run_data']['h_importance'];
 
 /** What the report says about the snapshot (from its record and manifest). */
-export type PdfSnapshot = { id: string; hostname: string; chassisSerial: string; platform: string; version: string; generationDate: string };
+export type PdfSnapshot = {
+  id: string;
+  hostname: string;
+  chassisSerial: string;
+  platform: string;
+  version: string;
+  generationDate: string;
+};
 
 export type PdfOptions = {
   /** The PDF's creation date (its metadata only). Default: the snapshot's generation date, so the same input gives the same bytes. */
@@ -86,9 +93,18 @@ function heading(doc: Doc, text: string, colour = TEXT, size = 14, keepWith = 40
 
 function title(doc: Doc, snapshot: PdfSnapshot): void {
   doc.font('Helvetica-Bold').fontSize(22).fillColor(TEXT).text('Diagnostics report');
-  doc.font('Helvetica').fontSize(12).fillColor(MUTED).text(pdfText(`Snapshot ${snapshot.id} of ${snapshot.hostname}`));
+  doc
+    .font('Helvetica')
+    .fontSize(12)
+    .fillColor(MUTED)
+    .text(pdfText(`Snapshot ${snapshot.id} of ${snapshot.hostname}`));
   const y = doc.y + 6;
-  doc.moveTo(MARGIN, y).lineTo(MARGIN + width(doc), y).lineWidth(1).strokeColor('#c4c7c5').stroke();
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(MARGIN + width(doc), y)
+    .lineWidth(1)
+    .strokeColor('#c4c7c5')
+    .stroke();
   doc.y = y + 4;
 }
 
@@ -106,7 +122,10 @@ function system(doc: Doc, output: DiagnosticOutput, snapshot: PdfSnapshot): void
     const y = doc.y;
     doc.font('Helvetica-Bold').fontSize(10).fillColor(MUTED).text(label, MARGIN, y, { width: 120 });
     const afterLabel = doc.y;
-    doc.font('Helvetica').fillColor(TEXT).text(pdfText(value) || '-', MARGIN + 130, y, { width: width(doc) - 130 });
+    doc
+      .font('Helvetica')
+      .fillColor(TEXT)
+      .text(pdfText(value) || '-', MARGIN + 130, y, { width: width(doc) - 130 });
     doc.y = Math.max(doc.y, afterLabel) + 2;
   }
 }
@@ -114,15 +133,29 @@ function system(doc: Doc, output: DiagnosticOutput, snapshot: PdfSnapshot): void
 function summary(doc: Doc, output: DiagnosticOutput): void {
   const { hit_count: hitCount, miss_count: missCount, filter, diagnostic } = output.diagnostics;
   heading(doc, 'Summary');
-  doc.font('Helvetica-Bold').fontSize(12).fillColor(hitCount > 0 ? COLOURS.critical : TEXT);
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(12)
+    .fillColor(hitCount > 0 ? COLOURS.critical : TEXT);
   doc.text(`${hitCount} ${hitCount === 1 ? 'hit' : 'hits'}`, MARGIN, doc.y, { continued: true });
-  doc.font('Helvetica').fillColor(TEXT).text(`, ${missCount} ${missCount === 1 ? 'check' : 'checks'} without findings`);
+  doc
+    .font('Helvetica')
+    .fillColor(TEXT)
+    .text(`, ${missCount} ${missCount === 1 ? 'check' : 'checks'} without findings`);
   const listed = diagnostic.filter((d) => d.run_data.match);
   if (filter !== 'miss') {
-    const counts = IMPORTANCE_ORDER.map((importance) => `${listed.filter((d) => d.run_data.h_importance === importance).length} ${importance}`);
-    doc.fontSize(10).fillColor(MUTED).text(`Hits by importance: ${counts.join(', ')}`);
+    const counts = IMPORTANCE_ORDER.map(
+      (importance) => `${listed.filter((d) => d.run_data.h_importance === importance).length} ${importance}`,
+    );
+    doc
+      .fontSize(10)
+      .fillColor(MUTED)
+      .text(`Hits by importance: ${counts.join(', ')}`);
   }
-  doc.fontSize(10).fillColor(MUTED).text(`Listed: ${filter === 'all' ? 'hits and misses' : filter === 'hit' ? 'hits only' : 'misses only'} (set=${filter})`);
+  doc
+    .fontSize(10)
+    .fillColor(MUTED)
+    .text(`Listed: ${filter === 'all' ? 'hits and misses' : filter === 'hit' ? 'hits only' : 'misses only'} (set=${filter})`);
 }
 
 function hits(doc: Doc, output: DiagnosticOutput): void {
@@ -149,7 +182,11 @@ function hits(doc: Doc, output: DiagnosticOutput): void {
 function hit(doc: Doc, d: Diagnostic, colour: string): void {
   keepSpace(doc, HIT_START);
   const top = doc.y;
-  doc.font('Helvetica-Bold').fontSize(12).fillColor(TEXT).text(pdfText(d.results.h_header), MARGIN + 10);
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(12)
+    .fillColor(TEXT)
+    .text(pdfText(d.results.h_header), MARGIN + 10);
   const tags = [d.name, d.run_data.h_importance, ...d.results.h_cve_ids].map((t) => pdfText(t));
   doc.font('Helvetica').fontSize(8.5).fillColor(MUTED).text(tags.join('  |  ')).moveDown(0.3);
   labelled(doc, 'Summary', d.results.h_summary);
@@ -158,14 +195,27 @@ function hit(doc: Doc, d: Diagnostic, colour: string): void {
     doc.font('Helvetica-Bold').fontSize(9.5).fillColor(TEXT).text('Found');
     const shown = d.output.slice(0, MAX_OUTPUT_LINES).map((line) => pdfText(line));
     if (d.output.length > MAX_OUTPUT_LINES) shown.push(`... and ${d.output.length - MAX_OUTPUT_LINES} more`);
-    doc.font('Courier').fontSize(8).fillColor(TEXT).text(shown.join('\n'), MARGIN + 20, doc.y, { width: width(doc) - 20 }).moveDown(0.3);
+    doc
+      .font('Courier')
+      .fontSize(8)
+      .fillColor(TEXT)
+      .text(shown.join('\n'), MARGIN + 20, doc.y, { width: width(doc) - 20 })
+      .moveDown(0.3);
   }
   if (d.results.h_sols.length > 0) {
-    doc.font('Helvetica-Bold').fontSize(9.5).fillColor(TEXT).text('Solutions', MARGIN + 10);
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(9.5)
+      .fillColor(TEXT)
+      .text('Solutions', MARGIN + 10);
     for (const url of d.results.h_sols) {
       const text = pdfText(url);
       const link = isWebLink(url) ? url : null;
-      doc.font('Helvetica').fontSize(9.5).fillColor(link ? LINK : TEXT).text(text, MARGIN + 20, doc.y, { link, underline: link !== null, width: width(doc) - 20 });
+      doc
+        .font('Helvetica')
+        .fontSize(9.5)
+        .fillColor(link ? LINK : TEXT)
+        .text(text, MARGIN + 20, doc.y, { link, underline: link !== null, width: width(doc) - 20 });
     }
   }
   // A coloured bar beside the block (on its first page when it broke over a page) marks its importance.
@@ -174,8 +224,15 @@ function hit(doc: Doc, d: Diagnostic, colour: string): void {
 }
 
 function labelled(doc: Doc, label: string, text: string): void {
-  doc.font('Helvetica-Bold').fontSize(9.5).fillColor(TEXT).text(`${label}: `, MARGIN + 10, doc.y, { continued: true, width: width(doc) - 10 });
-  doc.font('Helvetica').text(pdfText(text, { multiline: true }) || '-').moveDown(0.2);
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(9.5)
+    .fillColor(TEXT)
+    .text(`${label}: `, MARGIN + 10, doc.y, { continued: true, width: width(doc) - 10 });
+  doc
+    .font('Helvetica')
+    .text(pdfText(text, { multiline: true }) || '-')
+    .moveDown(0.2);
 }
 
 function misses(doc: Doc, output: DiagnosticOutput): void {
@@ -188,7 +245,11 @@ function misses(doc: Doc, output: DiagnosticOutput): void {
   }
   for (const d of listed) {
     keepSpace(doc, 14);
-    doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(pdfText(d.name), MARGIN, doc.y, { continued: true, width: width(doc) });
+    doc
+      .font('Helvetica')
+      .fontSize(9)
+      .fillColor(MUTED)
+      .text(pdfText(d.name), MARGIN, doc.y, { continued: true, width: width(doc) });
     doc.fillColor(TEXT).text(`  ${pdfText(d.results.h_header)}`);
   }
 }
@@ -202,7 +263,10 @@ function footers(doc: Doc, snapshot: PdfSnapshot): void {
     doc.page.margins.bottom = 0; // writing inside the margin must not start a new page
     const y = doc.page.height - bottom + 18;
     doc.font('Helvetica').fontSize(8).fillColor(MUTED);
-    doc.text(pdfText(`Portolan diagnostics report - snapshot ${snapshot.id} - ${snapshot.hostname}`), MARGIN, y, { width: width(doc) - 80, lineBreak: false });
+    doc.text(pdfText(`Portolan diagnostics report - snapshot ${snapshot.id} - ${snapshot.hostname}`), MARGIN, y, {
+      width: width(doc) - 80,
+      lineBreak: false,
+    });
     doc.text(`Page ${i - start + 1} of ${count}`, MARGIN, y, { width: width(doc), align: 'right', lineBreak: false });
     doc.page.margins.bottom = bottom;
   }

@@ -31,7 +31,13 @@ function poppler(tool: string, args: (file: string, dir: string) => string[], pd
 
 /** Page `page` (1-based) rendered at `dpi`, decoded. */
 export const renderPage = (pdf: Buffer, page: number, dpi = 50): PNG =>
-  PNG.sync.read(poppler('pdftoppm', (file, dir) => ['-png', '-singlefile', '-r', String(dpi), '-f', String(page), '-l', String(page), file, join(dir, 'page')], pdf));
+  PNG.sync.read(
+    poppler(
+      'pdftoppm',
+      (file, dir) => ['-png', '-singlefile', '-r', String(dpi), '-f', String(page), '-l', String(page), file, join(dir, 'page')],
+      pdf,
+    ),
+  );
 
 /** The share of pixels that are not (nearly) white: 0 for a blank page. */
 export function inkRatio(png: PNG): number {
@@ -45,7 +51,9 @@ export function inkRatio(png: PNG): number {
 
 /** The text of each page, in reading order. */
 export function textPages(pdf: Buffer): string[] {
-  const pages = poppler('pdftotext', (file) => ['-layout', '-enc', 'UTF-8', file, '-'], pdf).toString('utf8').split('\f');
+  const pages = poppler('pdftotext', (file) => ['-layout', '-enc', 'UTF-8', file, '-'], pdf)
+    .toString('utf8')
+    .split('\f');
   if (pages.at(-1)?.trim() === '') pages.pop();
   return pages;
 }

@@ -19,7 +19,15 @@ export type Example = {
 };
 
 const spec = parse(readFileSync(SPEC, 'utf8')) as Json;
-const deref = (value: Json): Json => (typeof value?.$ref === 'string' ? deref(value.$ref.split('/').slice(1).reduce((node: Json, key: string) => node[key], spec)) : value);
+const deref = (value: Json): Json =>
+  typeof value?.$ref === 'string'
+    ? deref(
+        value.$ref
+          .split('/')
+          .slice(1)
+          .reduce((node: Json, key: string) => node[key], spec),
+      )
+    : value;
 
 /** Every named example of every response of every operation, with the schema it illustrates. */
 export function responseExamples(): Example[] {
@@ -30,7 +38,10 @@ export function responseExamples(): Example[] {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const byName = new Map<string, Example>();
         for (const [type, media] of Object.entries((deref(response).content ?? {}) as Json)) {
-          const schema = String(media.schema?.$ref ?? '').split('/').pop() ?? '';
+          const schema =
+            String(media.schema?.$ref ?? '')
+              .split('/')
+              .pop() ?? '';
           for (const [name, example] of Object.entries((media.examples ?? {}) as Json)) {
             const entry = byName.get(name) ?? { where: `${operation.operationId} ${status} ${name}`, schema, name, byType: {} };
             entry.byType[type] = deref(example).value;

@@ -24,7 +24,9 @@ export function parseStrict(xml: string): Document {
 export function select(doc: Document, expression: string): string[] {
   const found = xpath.select(expression, doc as unknown as globalThis.Node);
   const nodes = Array.isArray(found) ? found : [found];
-  return nodes.map((node) => (typeof node === 'object' && node !== null ? ((node as { textContent: string | null }).textContent ?? '') : String(node)));
+  return nodes.map((node) =>
+    typeof node === 'object' && node !== null ? ((node as { textContent: string | null }).textContent ?? '') : String(node),
+  );
 }
 
 /** One string value, or an Error when `expression` selects not exactly one node. */
@@ -34,7 +36,9 @@ export function selectOne(doc: Document, expression: string): string {
   return values[0]!;
 }
 
-export type Shape = { name: string; attributes: [string, string][]; children: Shape[] } | { name: string; attributes: [string, string][]; text: string };
+export type Shape =
+  | { name: string; attributes: [string, string][]; children: Shape[] }
+  | { name: string; attributes: [string, string][]; text: string };
 
 /**
  * The structure of an element for comparing two documents: names, attributes (sorted, their order means
@@ -58,7 +62,9 @@ export function shape(element: Element): Shape {
 
 /** The element names of a document in document order, each with its depth: a readable outline. */
 export function outline(element: Element, depth = 0): string[] {
-  const lines = [`${'  '.repeat(depth)}${element.tagName}${[...Array(element.attributes.length).keys()].map((i) => ` @${element.attributes[i]!.name}`).join('')}`];
+  const lines = [
+    `${'  '.repeat(depth)}${element.tagName}${[...Array(element.attributes.length).keys()].map((i) => ` @${element.attributes[i]!.name}`).join('')}`,
+  ];
   for (let node: Node | null = element.firstChild; node; node = node.nextSibling) {
     if (node.nodeType === node.ELEMENT_NODE) lines.push(...outline(node as Element, depth + 1));
   }

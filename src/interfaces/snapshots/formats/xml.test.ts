@@ -4,17 +4,7 @@ import type { DiagnosticOutput, Snapshot } from '../../../../generated/snapshots
 import { responseExamples, JSON_TYPE, XML_TYPE } from './test-spec-examples.ts';
 import { realisticOutput } from './test-outputs.ts';
 import { outline, parseStrict, select, selectOne, shape } from './test-xml.ts';
-import {
-  commandsXml,
-  commandXml,
-  diagnosticsXml,
-  errorXml,
-  filesXml,
-  fileXml,
-  processingXml,
-  snapshotIdsXml,
-  snapshotXml,
-} from './xml.ts';
+import { commandsXml, commandXml, diagnosticsXml, errorXml, filesXml, fileXml, processingXml, snapshotIdsXml, snapshotXml } from './xml.ts';
 
 /** The builder of each schema that has an XML form in the spec. */
 const BUILDERS: Record<string, (value: any) => string> = {
@@ -31,12 +21,17 @@ const BUILDERS: Record<string, (value: any) => string> = {
 
 const examples = responseExamples().filter((e) => e.byType[JSON_TYPE] !== undefined && BUILDERS[e.schema]);
 const pairs = examples.filter((e) => typeof e.byType[XML_TYPE] === 'string');
-const diagnosticsExample = (name: string) => examples.find((e) => e.schema === 'DiagnosticOutput' && e.name === name)!.byType[JSON_TYPE] as DiagnosticOutput;
+const diagnosticsExample = (name: string) =>
+  examples.find((e) => e.schema === 'DiagnosticOutput' && e.name === name)!.byType[JSON_TYPE] as DiagnosticOutput;
 const readyRecord = examples.find((e) => e.schema === 'Snapshot' && e.name === 'ready')!.byType[JSON_TYPE] as Snapshot;
 
 t.test('every XML example of the spec is what the builder makes of the JSON example of the same name', async (t) => {
   t.ok(pairs.length >= 60, `${pairs.length} pairs of examples`);
-  t.same(new Set(pairs.map((p) => p.schema)), new Set(Object.keys(BUILDERS)), 'every builder is checked against the spec, every XML schema has a builder');
+  t.same(
+    new Set(pairs.map((p) => p.schema)),
+    new Set(Object.keys(BUILDERS)),
+    'every builder is checked against the spec, every XML schema has a builder',
+  );
   for (const example of pairs) {
     const built = parseStrict(BUILDERS[example.schema]!(example.byType[JSON_TYPE]));
     const expected = parseStrict(example.byType[XML_TYPE] as string);
@@ -60,7 +55,10 @@ t.test("the seed's XPath: @hit_count of diagnostics, each diagnostic's @name and
   t.equal(selectOne(doc, '/diagnostic_output/diagnostics/@hit_count'), String(output.diagnostics.hit_count));
   t.equal(selectOne(doc, '/diagnostic_output/diagnostics/@miss_count'), String(output.diagnostics.miss_count));
   t.equal(selectOne(doc, '/diagnostic_output/diagnostics/@filter'), 'all');
-  t.same(select(doc, '//diagnostic/@name'), output.diagnostics.diagnostic.map((d) => d.name));
+  t.same(
+    select(doc, '//diagnostic/@name'),
+    output.diagnostics.diagnostic.map((d) => d.name),
+  );
   for (const d of output.diagnostics.diagnostic) {
     const at = `//diagnostic[@name="${d.name}"]`;
     t.equal(selectOne(doc, `${at}//h_header`), d.results.h_header, `${d.name}: h_header`);
@@ -88,7 +86,13 @@ const asAttribute = (value: string) => asText(value).replace(/[\t\n]/g, ' ');
 
 t.test('a hostile value in every field of every body kind stays well-formed and reads back', async (t) => {
   const v = HOSTILE;
-  const record: Snapshot = { ...readyRecord, description: v, hostname: v, upload: { performed_by: { name: v, email: v }, date: v }, processing_messages: [v, v] };
+  const record: Snapshot = {
+    ...readyRecord,
+    description: v,
+    hostname: v,
+    upload: { performed_by: { name: v, email: v }, date: v },
+    processing_messages: [v, v],
+  };
   const doc = parseStrict(snapshotXml(record));
   t.equal(selectOne(doc, '/snapshot/description'), asText(v));
   t.equal(selectOne(doc, '/snapshot/upload/performed_by/name'), asText(v));
@@ -99,7 +103,14 @@ t.test('a hostile value in every field of every body kind stays well-formed and 
       filter: 'all',
       hit_count: 1,
       miss_count: 0,
-      diagnostic: [{ name: v, output: [v], run_data: { h_importance: 'high', match: true }, results: { h_action: v, h_name: v, h_header: v, h_summary: v, h_sols: [v], h_cve_ids: [v] } }],
+      diagnostic: [
+        {
+          name: v,
+          output: [v],
+          run_data: { h_importance: 'high', match: true },
+          results: { h_action: v, h_name: v, h_header: v, h_summary: v, h_sols: [v], h_cve_ids: [v] },
+        },
+      ],
     },
     system_information: { hostname: v, chassis_serial: v, platform: v },
     version: v,
@@ -125,16 +136,37 @@ t.test('a hostile value in every field of every body kind stays well-formed and 
 
 t.test('any string, lone surrogates included, as a description and a diagnostic name stays well-formed', async (t) => {
   const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
-  const markup = fc.constantFrom('<', '>', '&', '"', "'", ']]>', '&amp;', '\r', '\t', '\n', '\u0000', '\u001f', '\uD800', '\uDC00', '\uFFFE');
+  const markup = fc.constantFrom(
+    '<',
+    '>',
+    '&',
+    '"',
+    "'",
+    ']]>',
+    '&amp;',
+    '\r',
+    '\t',
+    '\n',
+    '\u0000',
+    '\u001f',
+    '\uD800',
+    '\uDC00',
+    '\uFFFE',
+  );
   const unit = fc.oneof(anyUnit, markup, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
   const anyString = fc.string({ unit, maxLength: 40 });
   fc.assert(
     fc.property(anyString, (value) => {
       const record = parseStrict(snapshotXml({ ...readyRecord, description: value }));
       const output = diagnosticsExample('hits');
-      const named = { ...output, diagnostics: { ...output.diagnostics, diagnostic: output.diagnostics.diagnostic.map((d) => ({ ...d, name: value })) } };
+      const named = {
+        ...output,
+        diagnostics: { ...output.diagnostics, diagnostic: output.diagnostics.diagnostic.map((d) => ({ ...d, name: value })) },
+      };
       const diagnostics = parseStrict(diagnosticsXml(named));
-      return selectOne(record, '/snapshot/description') === asText(value) && selectOne(diagnostics, '//diagnostic/@name') === asAttribute(value);
+      return (
+        selectOne(record, '/snapshot/description') === asText(value) && selectOne(diagnostics, '//diagnostic/@name') === asAttribute(value)
+      );
     }),
   );
   t.pass('no counterexample');

@@ -71,7 +71,11 @@ export function snapshotIdsXml(list: SnapshotIdList): string {
 
 /** `<snapshot_processing>`: the body of a 202 while a snapshot is processing. */
 export function processingXml(body: SnapshotProcessing): string {
-  return build('snapshot_processing', { id: xmlText(body.id), processing_status: xmlText(body.processing_status), message: xmlText(body.message) });
+  return build('snapshot_processing', {
+    id: xmlText(body.id),
+    processing_status: xmlText(body.processing_status),
+    message: xmlText(body.message),
+  });
 }
 
 /**
@@ -91,7 +95,11 @@ export function diagnosticsXml(output: DiagnosticOutput): string {
       [`${ATTRIBUTE}miss_count`]: xmlText(diagnostics.miss_count),
       diagnostic: diagnostics.diagnostic.map(diagnosticNode),
     },
-    system_information: { hostname: xmlText(system.hostname), chassis_serial: xmlText(system.chassis_serial), platform: xmlText(system.platform) },
+    system_information: {
+      hostname: xmlText(system.hostname),
+      chassis_serial: xmlText(system.chassis_serial),
+      platform: xmlText(system.platform),
+    },
     version: xmlText(output.version),
   });
 }
