@@ -1,6 +1,4 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { Readable } from 'node:stream';
 import { request as send } from 'undici';
 import { startTestSystem } from './test-system.ts';
