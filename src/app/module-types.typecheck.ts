@@ -5,8 +5,8 @@ import type * as Sdk from '../../generated/mapping/sdk.gen.ts';
 import type * as A from '../../generated/mapping/types.gen.ts';
 import { MAPPING_MIGRATIONS } from '../interfaces/mapping/migrations.ts';
 import { TOPOLOGY_SETTINGS } from '../interfaces/topology/settings.ts';
-import { type OperationHandlers, refuse, type TypedHandler } from './handler-types.ts';
-import { defineModule } from './interface-module.ts';
+import { type OperationHandlers, refuse, type TypedHandler } from '../server/handler-types.ts';
+import { defineModule } from '../server/interface-module.ts';
 
 const answer = () => ({ status: 200 as const });
 
