@@ -30,7 +30,8 @@ import {
   uploaded,
   type TestStore,
 } from '../interfaces/snapshots/test-snapshots-helpers.ts';
-import type { SnapshotService } from '../interfaces/snapshots/snapshot-service.ts';
+import type { SnapshotService, UploadOutcome } from '../interfaces/snapshots/snapshot-service.ts';
+import { statusOf } from '../lib/errors.ts';
 import type { Database } from '../stores/database.ts';
 
 const main = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
@@ -186,7 +187,7 @@ t.test(
     await store.clock.advanceAsync(30_000); // and the other's periodic sweep runs once more
     t.ok(existsSync(join(store.dataDir, id, 'upload.tgz')), 'the live upload is kept by the other process');
     body.finish(1024);
-    t.same(await upload, { ok: true, id }, 'and is accepted when it ends');
+    t.same(await upload, { ok: true, value: { id } }, 'and is accepted when it ends');
     t.same(await other.list('alice'), ['0', id]);
     t.same(await uploadRows(store), []);
   },
@@ -214,8 +215,11 @@ function countedBody(bytes: number) {
   return { stream, length: whole.length, read: () => read };
 }
 
-const refusedWith507 = (t: TapTest, outcome: unknown, message: RegExp) =>
-  t.match(outcome, { ok: false, status: 507, message }, 'refused 507');
+/** Refused by the account's quota: a registry failure the API answers 507. */
+const refusedWith507 = (t: TapTest, outcome: UploadOutcome, message: RegExp) => {
+  t.match(outcome, { ok: false, error: { code: 'snapshotQuotaExceeded', message } }, 'refused by the quota');
+  t.equal(!outcome.ok && statusOf(outcome.error), 507, 'refused 507');
+};
 
 t.test(
   'C-quota-declared-length: a Content-Length that cannot fit in what the account has left is 507 before a byte is read; another account is not affected',
@@ -296,8 +300,8 @@ async function parallelRace(t: TapTest, url?: string) {
   const accepted = outcomes.filter((o) => o.ok);
   t.equal(accepted.length, 5, 'exactly as many as fit were accepted');
   t.ok(
-    outcomes.every((o) => o.ok || o.status === 507),
-    'every other one is 507',
+    outcomes.every((o) => o.ok || (o.error.code === 'snapshotQuotaExceeded' && statusOf(o.error) === 507)),
+    'every other one is refused by the quota, 507',
   );
   const [usage] = await store.db.query<{ bytes: number | string }>("SELECT SUM(file_size) AS bytes FROM snapshots WHERE account = 'alice'");
   t.ok(Number(usage!.bytes) <= 5 * MiB + 512 * 1024, `together within the quota (${usage!.bytes} bytes)`);
@@ -466,9 +470,12 @@ t.test(
     });
     t.match(outcome, {
       ok: false,
-      status: 507,
-      message: /^The server has no disk space left for the snapshot; nothing of it was kept\. Try again later\.$/,
+      error: {
+        code: 'insufficientStorage',
+        message: /^The server has no disk space left for the snapshot; nothing of it was kept\. Try again later\.$/,
+      },
     });
+    t.equal(!outcome.ok && statusOf(outcome.error), 507, 'refused 507');
     t.same(await tree(store.dataDir), [], 'nothing on disk');
     t.same(await uploadRows(store), [], 'no reservation left');
     t.same(await service.list('alice'), ['0']);

@@ -295,7 +295,7 @@ function centralOn(db: Database, fake: FakeDevices): TopologyService {
 /** Creates and runs the task (as its job would); the task as it ended, or as it stayed when the run was cut. */
 async function run(service: TopologyService, body: TopologyRequest, signal = new AbortController().signal) {
   const created = await service.create(body);
-  if (!created.ok) throw new Error(created.refusal.message);
+  if (!created.ok) throw new Error(created.error.message);
   await service.deploy(created.value.id, signal).catch((error: unknown) => {
     if (!signal.aborted) throw error;
   });
@@ -363,8 +363,8 @@ for (const engine of ENGINES) {
 
       fake.device('dev2').behaviour = down;
       const refused = await service.remove('topology', 'sslo_one');
-      t.same(refused.ok ? undefined : refused.refusal, {
-        status: 503,
+      t.same(refused.ok ? undefined : refused.error, {
+        code: 'deviceUnavailable',
         message:
           "Device 'dev2' could not remove 'ssloT_sslo_one', 'ssloP_policy_one': the device could not be reached (ECONNREFUSED). Topology 'sslo_one' was not deleted (its tenants already left 'dev1'); send the delete again.",
       });
@@ -374,7 +374,7 @@ for (const engine of ENGINES) {
       // dev2 removes the topology's tenant but refuses its policy's: only the policy's tenant is named, and stays recorded.
       fake.device('dev2').behaviour = refusesTenants('ssloP_');
       const partly = await service.remove('topology', 'sslo_one');
-      t.match(partly.ok ? '' : partly.refusal.message, /^Device 'dev2' could not remove 'ssloP_policy_one': /);
+      t.match(partly.ok ? '' : partly.error.message, /^Device 'dev2' could not remove 'ssloP_policy_one': /);
       t.same(
         [(await service.read('topology', 'sslo_one'))?.devices, (await service.read('policy', 'policy_one'))?.devices],
         [[], ['dev2']],

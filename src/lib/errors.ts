@@ -41,6 +41,21 @@ export const ERROR_CODES = {
   taskNotFound: { status: 404, message: 'No deployment task with this id.' },
   tenantNotFound: { status: 404, message: 'A named tenant is not deployed.' },
   invalidPath: { status: 400, message: 'Bad Request: Invalid path' },
+  // D (client registration): the flow refused, at the credential check or at the management step that failed.
+  credentialsRejected: { status: 403, message: 'access denied by the access policy' },
+  clientAppCreationFailed: { status: 403, message: 'The client application could not be created.' },
+  clientAppBindingFailed: { status: 403, message: 'The client application could not be bound to the OAuth profile.' },
+  accessPolicySyncFailed: { status: 403, message: 'The access policy could not be applied.' },
+  // E (rate limit): the status call could not read the counter store.
+  counterStoreUnavailable: { status: 500, message: 'rate-limit counter store unavailable' },
+  // B (topology): a create the topology check refused, an object in the way of a create or a delete, a device a delete could not finish on.
+  topologyInvalid: { status: 400, message: 'Invalid topology request.' },
+  objectInUse: { status: 409, message: 'The object is used by another object; delete that one first.' },
+  objectBusy: { status: 409, message: 'The object is being created, deployed or deleted; try again when that has ended.' },
+  deviceUnavailable: { status: 503, message: 'A device could not complete the change; send the request again.' },
+  // C (snapshot diagnostics): an upload the account's quota has no room for, an upload the server's disk had no room for.
+  snapshotQuotaExceeded: { status: 507, message: "The snapshot does not fit in the account's storage quota." },
+  insufficientStorage: { status: 507, message: 'The server has no storage space left for the request.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -65,6 +80,13 @@ export type PortolanError = {
   message: string;
   /** Individual validation problems, at most a bounded number; never credentials. */
   problems?: readonly Problem[];
+  /**
+   * Further members of the error body, in order, each value already JSON text: for a real product
+   * whose error bodies say more than a message (F's declarative deployment: `errors`, `results`, and
+   * the declaration, which can be megabytes and is never serialised again). Only the error shape of
+   * the interface that made the error renders them; never credentials.
+   */
+  members?: readonly (readonly [key: string, json: string])[];
 };
 
 export function portolanError(code: ErrorCode, message?: string, problems?: readonly Problem[]): PortolanError {

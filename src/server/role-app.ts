@@ -102,8 +102,16 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
   // Path parameters of any length reach validation, which answers the spec's 400 (not a router 404).
   const routes = createRouteTable(operations, { maxParamLength: UNLIMITED_PARAM_LENGTH });
 
-  const fail = (owner: RoleInterface, error: PortolanError, request: IncomingRequest, operation?: RuntimeOperation): RoleResponse => {
-    const response = owner.renderError(error, request);
+  /** A failure in the owner's error shape, with the headers it carries (a challenge), checked as a whole against the spec. */
+  const fail = (
+    owner: RoleInterface,
+    error: PortolanError,
+    request: IncomingRequest,
+    operation?: RuntimeOperation,
+    headers?: HandlerResponse['headers'],
+  ): RoleResponse => {
+    const rendered = owner.renderError(error, request);
+    const response = headers ? { ...rendered, headers: { ...rendered.headers, ...headers } } : rendered;
     if (!operation) return response;
     // 501 is outside every contract by design (not implemented yet); any other answer must be declared.
     const checked = error.code === 'notImplemented' ? response : checkedResponse(owner, operation, response);
@@ -154,8 +162,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       remoteAddress: request.remoteAddress,
     });
     if (outcome.ok) return answer;
-    const refused = fail(owner, outcome.error, request);
-    return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
+    return fail(owner, outcome.error, request, undefined, outcome.headers);
   }
 
   /** Stage 1, route: the operation an exact method and path reach, or the role's 404/405 (or an interface's own unrouted answer). */
@@ -198,8 +205,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       return { ok: false, response: failed(owner, operation, request, error) };
     }
     if (outcome.ok) return outcome.principal === undefined ? { ok: true } : { ok: true, principal: outcome.principal };
-    const refused = fail(owner, outcome.error, request, operation);
-    return { ok: false, response: outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused };
+    return { ok: false, response: fail(owner, outcome.error, request, operation, outcome.headers) };
   }
 
   /** Stage 3, the body: its policy from the headers (415/413), then read (408/413) and parsed once when the operation buffers it. */
@@ -243,8 +249,7 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
       return failed(owner, operation, request, error);
     }
     if (!isFailure(outcome)) return { ...checkedResponse(owner, operation, outcome), operationId: operation.operationId };
-    const refused = fail(owner, outcome.error, request, operation);
-    return outcome.headers ? { ...refused, headers: { ...refused.headers, ...outcome.headers } } : refused;
+    return fail(owner, outcome.error, request, operation, outcome.headers);
   }
 
   /** One request through the stages: route -> authorize -> body -> validate -> handler. */

@@ -75,7 +75,7 @@ t.test('the lifetime, the token limit and the authorization request come from th
   t.equal(session.expiresMs - session.createdMs, 10_000, 'lives 10 s');
   t.match(await sessions.runJwtParse(session.id), {
     ok: false,
-    error: { kind: 'invalidToken', message: /is 27 characters long; the limit is 20$/ },
+    error: { code: 'invalidToken', message: /is 27 characters long; the limit is 20$/ },
   });
   const redirect = await sessions.authorizationRedirect(session.id);
   const location = new URL(redirect.ok ? redirect.value : 'about:blank');
@@ -94,7 +94,7 @@ t.test('the lifetime, the token limit and the authorization request come from th
   );
   t.match(location.searchParams.get('state'), /^[A-Za-z0-9_-]{22}$/, '128 random bits');
   clock.advance(10_000);
-  t.match(await sessions.get(session.id), { ok: false, error: { kind: 'sessionNotFound' } }, 'gone after 10 s');
+  t.match(await sessions.get(session.id), { ok: false, error: { code: 'sessionNotFound' } }, 'gone after 10 s');
 });
 
 t.test('expired rows are swept on a create at most once a minute', async (t) => {
@@ -104,7 +104,7 @@ t.test('expired rows are swept on a create at most once a minute', async (t) => 
   clock.advance(20_000);
   const b = await sessions.create({});
   t.same(await rows(), [a.id, b.id], '20 s after the last sweep: the expired row is still stored');
-  t.match(await sessions.get(a.id), { ok: false, error: { kind: 'sessionNotFound' } }, 'but it is gone for every operation');
+  t.match(await sessions.get(a.id), { ok: false, error: { code: 'sessionNotFound' } }, 'but it is gone for every operation');
   clock.advance(40_000);
   const c = await sessions.create({});
   t.same(await rows(), [c.id], '60 s after the last sweep: both expired rows are swept');

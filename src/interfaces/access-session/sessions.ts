@@ -1,9 +1,9 @@
-import type { ErrorCode, Result } from '../../lib/errors.ts';
 /**
  * Access sessions of the gateway: their lifetime, the seed's jwt-parse agent run on them and the
- * authorization redirect built from them. Expected failures are values; the HTTP handlers map them.
+ * authorization redirect built from them. Expected failures are registry values; the handlers refuse with them.
  */
 import type { Clock } from '../../lib/clock.ts';
+import { fail, ok, type ErrorCode, type PortolanError, type Result } from '../../lib/errors.ts';
 import { createAuthorizationRequest, type AuthorizationRequestSettings, type Prompt } from './authorization-redirect.ts';
 import { parseIdentityToken } from './jwt-parse.ts';
 import type { AccessSessionRecord, AccessSessionStore } from './store.ts';
@@ -31,14 +31,14 @@ export type AccessSessionsDependencies = {
 
 /** The session domain's expected failures: codes of the one registry (src/lib/errors.ts). */
 export type FailureKind = Extract<ErrorCode, 'sessionNotFound' | 'missingSessionVariable' | 'invalidToken'>;
-export type SessionFailure<K extends FailureKind = FailureKind> = { kind: K; message: string };
+export type SessionFailure<K extends FailureKind = FailureKind> = PortolanError & { code: K };
 
 /** A result, or one of the expected failures `K` the operation can meet. */
 export type Outcome<T, K extends FailureKind> = Result<T, SessionFailure<K>>;
 
-const fail = <K extends FailureKind>(kind: K, message: string) => ({ ok: false as const, error: { kind, message } });
-const notFound = (id: string) => fail('sessionNotFound', `no access session ${id} (unknown or expired)`);
-const missing = (name: string, id: string) => fail('missingSessionVariable', `${name} is not set in session ${id}`);
+const failure = <K extends FailureKind>(code: K, message: string) => fail<SessionFailure<K>>({ code, message });
+const notFound = (id: string) => failure('sessionNotFound', `no access session ${id} (unknown or expired)`);
+const missing = (name: string, id: string) => failure('missingSessionVariable', `${name} is not set in session ${id}`);
 
 export function createAccessSessions({
   store,
@@ -53,7 +53,7 @@ export function createAccessSessions({
 
   const live = async (id: string): Promise<Outcome<AccessSessionRecord, 'sessionNotFound'>> => {
     const session = await store.get(id, clock.nowMs());
-    return session ? { ok: true, value: session } : notFound(id);
+    return session ? ok(session) : notFound(id);
   };
 
   return {
@@ -72,7 +72,7 @@ export function createAccessSessions({
     get: live,
 
     async delete(id: string): Promise<Outcome<void, 'sessionNotFound'>> {
-      return (await store.delete(id, clock.nowMs())) ? { ok: true, value: undefined } : notFound(id);
+      return (await store.delete(id, clock.nowMs())) ? ok(undefined) : notFound(id);
     },
 
     /**
@@ -85,9 +85,9 @@ export function createAccessSessions({
       const token = session.value.variables[ID_TOKEN];
       if (token === undefined) return missing(ID_TOKEN, id);
       const parsed = parseIdentityToken(token, { maxTokenLength: settings.maxTokenLength });
-      if (!parsed.ok) return fail('invalidToken', parsed.message);
+      if (!parsed.ok) return failure('invalidToken', parsed.message);
       const updated = await store.setVariables(id, clock.nowMs(), parsed.variables);
-      return updated ? { ok: true, value: parsed.variables } : notFound(id);
+      return updated ? ok(parsed.variables) : notFound(id);
     },
 
     /**
@@ -99,8 +99,8 @@ export function createAccessSessions({
       if (!session.ok) return session;
       const loginHint = session.value.variables[USER_PRINCIPAL_NAME];
       if (loginHint === undefined) return missing(USER_PRINCIPAL_NAME, id);
-      if (loginHint === '') return fail('missingSessionVariable', `${USER_PRINCIPAL_NAME} is empty in session ${id}`);
-      return { ok: true, value: redirectTo({ loginHint, state: newState(), prompt }) };
+      if (loginHint === '') return failure('missingSessionVariable', `${USER_PRINCIPAL_NAME} is empty in session ${id}`);
+      return ok(redirectTo({ loginHint, state: newState(), prompt }));
     },
   };
 }

@@ -5,16 +5,23 @@ import type { HandlerResponse } from '../../server/handler-types.ts';
 /** Headers of every client-registration answer (seed D: Connection close; designed: no-store, it may carry a secret). */
 export const REGISTRATION_HEADERS = Object.freeze({ connection: 'close', 'cache-control': 'no-store' });
 
-/** The `error` words of the designed failures (spec: `invalid request` 400, `request too large` 413). */
+/**
+ * The `error` words: of the designed failures (spec: `invalid request` 400, `request too large` 413)
+ * and of the flow's 403s (seed Errors D).
+ */
 const ERROR_WORDS: Partial<Record<ErrorCode, string>> = {
   invalidRequest: 'invalid request',
   malformedBody: 'invalid request',
   payloadTooLarge: 'request too large',
+  credentialsRejected: 'invalid user credentials',
+  clientAppCreationFailed: 'ClientApp creation failed',
+  clientAppBindingFailed: 'ClientApp binding failed',
+  accessPolicySyncFailed: 'Synchronization failed',
 };
 const words = (code: ErrorCode) => ERROR_WORDS[code] ?? code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 
-/** A registration answer: `{error, error-message}` with the registration headers. */
-export function registrationFailure<S extends number>(status: S, error: string, message: string) {
+/** A registration failure: `{error, error-message}` with the registration headers. */
+function registrationFailure(status: number, error: string, message: string): HandlerResponse {
   return { status, body: { error, 'error-message': message } satisfies RegistrationError, headers: REGISTRATION_HEADERS };
 }
 

@@ -6,7 +6,7 @@ import { REGISTRATION_SETTINGS } from './settings.ts';
 import { renderRegistrationError } from './error-shape.ts';
 import { createClientRegistrationHandlers } from './handlers.ts';
 
-/** Interface D, answered by the gateway's registration stage (src/app/gateway-stages.ts). */
+/** Interface D, answered by the gateway's registration stage (src/gateway/gateway-stages.ts). */
 export const clientRegistrationModule = defineModule({
   name: 'client-registration',
   settings: REGISTRATION_SETTINGS,

@@ -1,5 +1,6 @@
 import type { AccessVerdict } from '../../accounts/account-store.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { fail, ok, type PortolanError, type Result } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { agentOf, clientAppName } from './client-app-name.ts';
 import type { DeviceManagement } from './device-management.ts';
@@ -26,15 +27,21 @@ export type RegistrationFlowDependencies = {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
 };
 
-export type RegistrationOutcome = { ok: true; clientId: string; clientSecret: string } | { ok: false; error: string; message: string };
+/** The registry codes of the flow's failures (seed Errors D; their `error` words are the error shape's). */
+export type RegistrationFailureCode =
+  | 'credentialsRejected'
+  | 'clientAppCreationFailed'
+  | 'clientAppBindingFailed'
+  | 'accessPolicySyncFailed';
 
-/** The `error` values of seed Errors D. */
-export const REGISTRATION_ERRORS = {
-  credentials: 'invalid user credentials',
-  creation: 'ClientApp creation failed',
-  binding: 'ClientApp binding failed',
-  synchronization: 'Synchronization failed',
-} as const;
+export type RegistrationOutcome = Result<{ clientId: string; clientSecret: string }, PortolanError & { code: RegistrationFailureCode }>;
+
+/** The management step that failed, by the code it refuses with. */
+const STEP_FAILURES = {
+  creation: 'clientAppCreationFailed',
+  binding: 'clientAppBindingFailed',
+  synchronization: 'accessPolicySyncFailed',
+} as const satisfies Record<string, RegistrationFailureCode>;
 
 /**
  * The registration flow of seed Endpoints D, step by step: check the credentials with the access
@@ -49,9 +56,9 @@ export function createRegistrationFlow(deps: RegistrationFlowDependencies) {
     const verdict = await deps.verify(settings.accessProfile, form.username, form.password);
     if (verdict !== 'allow') {
       logger.info({ accessProfile: settings.accessProfile, verdict }, 'registration refused: credentials rejected');
-      return { ok: false, error: REGISTRATION_ERRORS.credentials, message: 'access denied by the access policy' };
+      return fail({ code: 'credentialsRejected', message: 'access denied by the access policy' });
     }
-    if (settings.staticCredentials) return { ok: true, clientId: settings.staticClientId, clientSecret: settings.staticClientSecret };
+    if (settings.staticCredentials) return ok({ clientId: settings.staticClientId, clientSecret: settings.staticClientSecret });
 
     const name = clientAppName(form.username, agentOf(userAgent), Math.floor(deps.clock.nowMs() / 1000));
     const created = await management.createClientApp({
@@ -80,11 +87,12 @@ export function createRegistrationFlow(deps: RegistrationFlowDependencies) {
       return failed('synchronization', name, applied.error);
     }
     logger.info({ clientApp: name }, 'client application registered');
-    return { ok: true, clientId: created.value.clientId, clientSecret: created.value.clientSecret };
+    return ok({ clientId: created.value.clientId, clientSecret: created.value.clientSecret });
   };
 
-  function failed(step: keyof typeof REGISTRATION_ERRORS, clientApp: string, message: string): RegistrationOutcome {
+  /** A management step failed: the answer carries the device's message (ManagementResult's error). */
+  function failed(step: keyof typeof STEP_FAILURES, clientApp: string, message: string): RegistrationOutcome {
     logger.warn({ step, clientApp, message }, 'registration failed at a management call');
-    return { ok: false, error: REGISTRATION_ERRORS[step], message };
+    return fail({ code: STEP_FAILURES[step], message });
   }
 }

@@ -1,17 +1,33 @@
 import type { ValidateFunction } from 'ajv';
-import { portolanError } from '../../lib/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { fail, ok, type Result } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Timers } from '../../lib/timers.ts';
+import {
+  acceptedTask,
+  type Applied,
+  type BusyError,
+  type DeployError,
+  type DeployOutcome,
+  deployResult,
+  deploymentBusy,
+  failedRecord,
+  invalidRequest,
+  malformedRequest,
+  type OperationOutcome as Outcome,
+  queuedRecord,
+  recordOf,
+  type RequestError,
+} from './appsvcs-outcome.ts';
 import { storedRequestText, type CheckedRequest, type ReadyRequest, type RequestQuery } from './declaration/checked-request.ts';
 import { createDeclarationChecker } from './declaration/declaration-checker.ts';
-import { objectText } from './declaration/json-text.ts';
 import type { PreparedDeclaration, PreparedTenant } from './declaration/prepared.ts';
 import type { DeclarationStore, StoredTask } from './declaration-store.ts';
-import { renderDeviceError } from './error-shape.ts';
-import { appsvcsFailure, createTenantDeployer, type Answer, type DataPlanePort, type HeaderMembers } from './tenant-deployer.ts';
+import { type CodedError, codedError } from './device-errors.ts';
+import { createTenantDeployer, type DataPlanePort, type HeaderMembers } from './tenant-deployer.ts';
 
-export type { Answer, DataPlanePort } from './tenant-deployer.ts';
+export type { DeployOutcome } from './appsvcs-outcome.ts';
+export type { DataPlanePort } from './tenant-deployer.ts';
 
 export type DeployInfo = { version: string; release: string; schemaCurrent: string; schemaMinimum: string };
 
@@ -34,9 +50,8 @@ export type DeclarativeServiceOptions = {
 
 /** Task records kept (the real extension keeps a bounded history too). */
 const KEEP_TASKS = 100;
-/** Asynchronous deployments waiting at most; past it a new one gets 503 like a synchronous one. */
+/** Asynchronous deployments waiting at most; past it a new one is refused busy like a synchronous one. */
 const MAX_QUEUED = 100;
-const IN_PROGRESS = [{ code: 0, message: 'in progress' }];
 /** A check of a declaration past this is a bug (every check is linear in the body; 2 MiB takes about a second): its thread is ended. */
 const CHECK_BUDGET_MS = 60_000;
 
@@ -52,9 +67,11 @@ type Task = {
 
 /**
  * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a
- * time. A synchronous deployment or removal that finds the device busy (or deployments queued) gets
- * 503; asynchronous ones queue, are saved, and run again after a restart. Every operation leaves a
- * task record. Nothing is answered before the saved configuration is loaded (`start`).
+ * time. A synchronous deployment or removal that finds the device busy (or deployments queued) is
+ * refused (`deploymentBusy`); asynchronous ones queue, are saved, and run again after a restart.
+ * Every operation leaves a task record (appsvcs-outcome.ts). Nothing is answered before the saved
+ * configuration is loaded (`start`). Answers are outcomes and registry failures; the handlers
+ * (appsvcs-handlers.ts) give them their statuses.
  */
 export function createDeclarativeService(options: DeclarativeServiceOptions) {
   const { store, clock, hostname, logger } = options;
@@ -85,49 +102,56 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
   const started = new Promise<void>((resolve) => (markStarted = resolve));
 
   const nextOrder = () => clock.nowMs() * 1000 + (order++ % 1000);
-  const selfLink = (id: string) => `https://localhost/mgmt/shared/appsvcs/task/${id}`;
-  const busyAnswer = () =>
-    appsvcsFailure('deploymentBusy', `Configuration operation in progress on device ${hostname}, please try again in 2 minutes`);
-  const invalid = (errors: string[]) => appsvcsFailure('declarationInvalid', undefined, { errors });
+  const busyAnswer = () => fail(deploymentBusy(hostname));
   const emptyHeader = (): HeaderMembers =>
     tenants.header() ?? [
       ['class', '"ADC"'],
       ['schemaVersion', JSON.stringify(options.info.schemaCurrent)],
     ];
-  /** A failure of the checker's answer (the body is not JSON, or not a valid request), or undefined. */
-  const refusalOf = (checked: CheckedRequest): Answer | undefined =>
-    checked.ok ? undefined : 'malformed' in checked ? { status: 400, body: MALFORMED_ANSWER } : invalid(checked.errors);
+  /** The refusal of the checker's answer (the body is not JSON, or not a valid request), or undefined. */
+  const refusalOf = (checked: CheckedRequest): RequestError | undefined =>
+    checked.ok ? undefined : 'malformed' in checked ? malformedRequest() : invalidRequest(checked.errors);
+  const applied = async (done: Promise<Applied>): Promise<Outcome> => ({ kind: 'applied', applied: await done });
+  /** The deployed declaration as text; undefined when no tenant is deployed. */
+  const deployedDeclaration = () => (tenants.tenants().length === 0 ? undefined : tenants.declarationOf());
 
-  async function execute({ request }: Task): Promise<Answer> {
+  async function execute({ request }: Task): Promise<Outcome> {
     switch (request.action) {
       case 'stored': {
         const checked = await checker.checkStored(request.text);
-        return refusalOf(checked) ?? execute({ id: '', order: 0, request: (checked as { request: ReadyRequest }).request });
+        const refused = refusalOf(checked);
+        if (refused) return { kind: 'refused', error: refused };
+        return execute({ id: '', order: 0, request: (checked as { request: ReadyRequest }).request });
       }
       case 'remove-tenants':
-        return tenants.apply(
-          request.tenants.map((t): [string, null] => [t, null]),
-          emptyHeader(),
-          true,
-          false,
+        return applied(
+          tenants.apply(
+            request.tenants.map((t): [string, null] => [t, null]),
+            emptyHeader(),
+            true,
+            false,
+          ),
         );
       case 'retrieve':
-        return tenants.tenants().length === 0 ? { status: 204 } : declarationAnswer(tenants.declarationOf());
+        return { kind: 'retrieved', declaration: deployedDeclaration() };
       case 'redeploy': {
         const previous = await store.history(request.redeployAge);
         const prepared = previous === undefined ? undefined : await checker.prepare(previous);
-        if (!prepared?.ok) return invalid([`/redeployAge: no saved declaration ${request.redeployAge} deployments ago`]);
-        return deploy(prepared.declaration, request.persist, false, 'selective');
+        if (!prepared?.ok)
+          return { kind: 'refused', error: invalidRequest([`/redeployAge: no saved declaration ${request.redeployAge} deployments ago`]) };
+        return applied(deploy(prepared.declaration, request.persist, false, 'selective'));
       }
       case 'remove':
-        return tenants.apply(
-          request.declaration!.tenants.map(([t]): [string, null] => [t, null]),
-          emptyHeader(),
-          request.persist,
-          request.dryRun,
+        return applied(
+          tenants.apply(
+            request.declaration!.tenants.map(([t]): [string, null] => [t, null]),
+            emptyHeader(),
+            request.persist,
+            request.dryRun,
+          ),
         );
       default:
-        return deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode);
+        return applied(deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode));
     }
   }
 
@@ -144,39 +168,16 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     return tenants.apply(named, header, persist, dryRun);
   }
 
-  /** The record of a finished operation, as `GET /task/<id>` shows it. */
-  function recordOf(task: Task, answer: Answer): string {
-    const body = answer.body as { results?: unknown[]; message?: string } | undefined;
-    const retrieved = task.request.action === 'retrieve';
-    const results = body?.results ?? [
-      {
-        code: answer.status === 204 || retrieved ? 200 : answer.status,
-        message: answer.status < 300 ? 'success' : (body?.message ?? 'declaration failed'),
-        host: hostname,
-      },
-    ];
-    return recordText(task.id, results, answer.declaration ?? '{}');
-  }
-
-  /** A task record as JSON text: the declaration it names is text already. */
-  const recordText = (id: string, results: readonly unknown[], declaration = '{}') =>
-    objectText([
-      ['id', JSON.stringify(id)],
-      ['results', JSON.stringify(results)],
-      ['declaration', declaration],
-      ['selfLink', JSON.stringify(selfLink(id))],
-    ]);
-
   /** Runs one operation under the lock and records it; the lock is free again when it settles. */
-  async function locked(task: Task): Promise<Answer> {
+  async function locked(task: Task): Promise<Outcome> {
     busy = true;
     const run = (async () => {
       try {
-        const answer = await execute(task);
-        // The record keeps no request: a finished task needs only its answer (requests can be megabytes).
-        await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record: recordOf(task, answer) });
+        const outcome = await execute(task);
+        // The record keeps no request: a finished task needs only its outcome (requests can be megabytes).
+        await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record: recordOf(task.id, outcome, hostname) });
         await store.pruneTasks(KEEP_TASKS);
-        return answer;
+        return outcome;
       } finally {
         busy = false;
         if (!stopped) queueMicrotask(runQueued);
@@ -193,7 +194,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     if (!task) return;
     locked(task).catch(async (error: unknown) => {
       logger.error({ err: error, task: task.id }, 'declarative deployment task failed');
-      const record = recordText(task.id, [{ code: 500, message: 'declaration failed', host: hostname }]);
+      const record = failedRecord(task.id, hostname);
       await store
         .putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record })
         .catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
@@ -231,15 +232,17 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
      * `POST /declare`, from the body's bytes: parsed, checked and prepared by the checker (on its
      * thread when large), so that no declaration holds the event loop.
      */
-    async deploy(raw: Uint8Array | undefined, query: { async?: boolean; updateMode?: 'selective' | 'complete' }): Promise<Answer> {
+    async deploy(
+      raw: Uint8Array | undefined,
+      query: { async?: boolean; updateMode?: 'selective' | 'complete' },
+    ): Promise<Result<DeployOutcome, DeployError>> {
       await started;
       const checkQuery: RequestQuery = query.updateMode ? { updateMode: query.updateMode } : {};
       const checked = await checker.check(raw, checkQuery);
-      if (!checked.ok) return refusalOf(checked)!;
+      if (!checked.ok) return fail(refusalOf(checked)!);
       const task: Task = { id: options.newTaskId(), order: nextOrder(), request: checked.request };
       if (query.async) {
         if (queue.length >= MAX_QUEUED || stopped) return busyAnswer();
-        const accepted = [{ code: 0, message: 'Declaration successfully submitted' }];
         // Saved as posted, checked again if a restart finds it queued: the text is written, not serialised.
         const bodyText = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : 'null';
         await store.putTask({
@@ -247,53 +250,58 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
           order: task.order,
           request: storedRequestText(bodyText, checkQuery),
           state: 'in progress',
-          record: recordText(task.id, IN_PROGRESS),
+          record: queuedRecord(task.id),
         });
         queue.push(task);
         runQueued();
-        return { status: 202, body: { id: task.id, results: accepted, declaration: {}, selfLink: selfLink(task.id) } };
+        return ok({ kind: 'accepted', task: acceptedTask(task.id) });
       }
       if (busy || queue.length > 0 || stopped) return busyAnswer();
-      return locked(task);
+      return deployResult(await locked(task));
     },
 
-    /** `DELETE /declare[/<tenants>]`. */
-    async remove(names?: readonly string[]): Promise<Answer> {
+    /** `DELETE /declare[/<tenants>]`: the result text. */
+    async remove(names?: readonly string[]): Promise<Result<string, BusyError>> {
       await started;
       if (busy || queue.length > 0 || stopped) return busyAnswer();
-      return locked({
+      const outcome = await locked({
         id: options.newTaskId(),
         order: nextOrder(),
         request: { action: 'remove-tenants', tenants: [...(names ?? tenants.tenants())] },
       });
+      const removed = deployResult(outcome);
+      // A removal binds nothing, so no tenant of it can fail: anything but `done` is a bug.
+      if (!removed.ok || removed.value.kind !== 'done') throw new Error(`a removal of tenants ended ${outcome.kind}, not done`);
+      return ok(removed.value.json);
     },
 
-    /** `GET /declare[/<tenants>]`. */
-    async read(names?: readonly string[]): Promise<Answer> {
+    /** `GET /declare`: the deployed declaration's text; undefined when no tenant is deployed. */
+    async declaration(): Promise<string | undefined> {
       await started;
-      if (!names) return tenants.tenants().length === 0 ? { status: 204 } : declarationAnswer(tenants.declarationOf());
+      return deployedDeclaration();
+    },
+
+    /** `GET /declare/<tenants>`: the declaration of the named tenants, as text. */
+    async tenantDeclaration(names: readonly string[]): Promise<Result<string, CodedError<'tenantNotFound'>>> {
+      await started;
       const missing = names.filter((t) => !tenants.has(t));
       if (missing.length > 0)
-        return appsvcsFailure('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`);
-      return declarationAnswer(tenants.declarationOf(new Set(names)));
+        return fail(codedError('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`));
+      return ok(tenants.declarationOf(new Set(names)));
     },
 
-    async listTasks(): Promise<Answer> {
-      return { status: 200, json: `{"items":[${(await store.listTasks(KEEP_TASKS)).map((t) => t.record).join(',')}]}` };
+    /** `GET /task`: the task list's text (the records are text already). */
+    async listTasks(): Promise<string> {
+      return `{"items":[${(await store.listTasks(KEEP_TASKS)).map((t) => t.record).join(',')}]}`;
     },
 
-    async getTask(id: string): Promise<Answer> {
+    /** `GET /task/<id>`: the task record's text. */
+    async getTask(id: string): Promise<Result<string, CodedError<'taskNotFound'>>> {
       const task = await store.getTask(id);
-      if (!task) return appsvcsFailure('taskNotFound', `No record found with ID of ${id}`);
-      return { status: 200, json: task.record };
+      if (!task) return fail(codedError('taskNotFound', `No record found with ID of ${id}`));
+      return ok(task.record);
     },
   };
 }
-
-/** The answer to a read: the declaration's text, which a `retrieve` task's record keeps too. */
-const declarationAnswer = (text: string): Answer => ({ status: 200, json: text, declaration: text });
-
-/** A body that is not JSON: the device REST's answer (error-shape.ts), as the adapter gives it to any other operation. */
-const MALFORMED_ANSWER = renderDeviceError(portolanError('malformedBody'), { headers: {} }).body;
 
 export type DeclarativeService = ReturnType<typeof createDeclarativeService>;

@@ -1,8 +1,16 @@
-import type { DeviceError } from '../../../generated/device-config/types.gen.ts';
-import { ERROR_CODES, portolanError } from '../../lib/errors.ts';
-import { renderDeviceError } from './error-shape.ts';
+import { ERROR_CODES, type ErrorCode, type PortolanError } from '../../lib/errors.ts';
 
-/** The device REST's own failures: codes of the one registry (src/lib/errors.ts). */
+/** A registry failure whose code is known to the type system (a handler's declared errors are checked against it). */
+export type CodedError<C extends ErrorCode> = PortolanError & { code: C };
+
+/** A failure of one of F's codes: the registry's message unless the real product's own is given. */
+export const codedError = <C extends ErrorCode>(
+  code: C,
+  message: string = ERROR_CODES[code].message,
+  members?: PortolanError['members'],
+): CodedError<C> => ({ code, message, ...(members?.length ? { members } : {}) });
+
+/** The device REST's own failures: codes of the one registry (src/lib/errors.ts), rendered by error-shape.ts. */
 export type DeviceFailureCode =
   | 'objectNotFound'
   | 'objectExists'
@@ -14,14 +22,10 @@ export type DeviceFailureCode =
   | 'valueOutOfRange';
 
 /**
- * A device REST failure (REAL-PRODUCTS.md F): the registry code's status, rendered in the device's
- * shape (`apiError` 3 for these); the message carries the real product's object-validation code
- * (`01020036:3` not found, `01020066:3` duplicate).
+ * A device REST failure (REAL-PRODUCTS.md F): the message carries the real product's
+ * object-validation code (`01020036:3` not found, `01020066:3` duplicate).
  */
-export const deviceFailure = <K extends DeviceFailureCode>(code: K, message: string) => ({
-  status: ERROR_CODES[code].status as (typeof ERROR_CODES)[K]['status'],
-  body: renderDeviceError(portolanError(code, message), { headers: {} }).body as DeviceError,
-});
+export const deviceFailure = <K extends DeviceFailureCode>(code: K, message: string): CodedError<K> => codedError(code, message);
 
 /** `/<partition>/<name>`, the way the device names an object in messages and `fullPath`. */
 export const fullPath = (partition: string, name: string) => `/${partition}/${name}`;

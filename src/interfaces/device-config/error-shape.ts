@@ -1,5 +1,6 @@
-import { statusOf, type ErrorCode } from '../../lib/errors.ts';
+import { statusOf, type ErrorCode, type PortolanError } from '../../lib/errors.ts';
 import type { ErrorRenderer } from '../../server/role-app.ts';
+import { objectText } from './declaration/json-text.ts';
 
 /**
  * The device REST's `apiError` numbers (REAL-PRODUCTS.md): 1 for an unparsable body and for failed
@@ -22,13 +23,37 @@ const DEVICE_API_ERROR: Partial<Record<ErrorCode, number>> = {
   incompleteCommand: 26214401,
 };
 
-/** F: `{code, message, errorStack, apiError}`. */
-export const renderDeviceError: ErrorRenderer = (e) => ({
-  status: statusOf(e),
-  body: {
-    code: statusOf(e),
-    message: e.code === 'malformedBody' ? 'Found invalid JSON body in the request.' : e.message,
-    errorStack: [],
-    apiError: DEVICE_API_ERROR[e.code] ?? statusOf(e),
-  },
-});
+/** The declarative deployment's failures (`/mgmt/shared/appsvcs`), in the real extension's own shape. */
+const APPSVCS_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'declarationInvalid',
+  'declarationFailed',
+  'deploymentBusy',
+  'taskNotFound',
+  'tenantNotFound',
+  'invalidPath',
+]);
+
+/**
+ * appsvcs: `{code, message, ...}`, the further members (`errors`, `results`, `declaration`, `dryRun`)
+ * after them; they are JSON text already (a declaration of megabytes), so they are joined, not serialised.
+ */
+function renderAppsvcsError(e: PortolanError) {
+  const status = statusOf(e);
+  if (!e.members?.length) return { status, body: { code: status, message: e.message } };
+  const text = objectText([['code', JSON.stringify(status)], ['message', JSON.stringify(e.message)], ...e.members]);
+  return { status, body: Buffer.from(text), contentType: 'application/json' };
+}
+
+/** F: the device REST's `{code, message, errorStack, apiError}`, and the declarative deployment's own shape. */
+export const renderDeviceError: ErrorRenderer = (e) =>
+  APPSVCS_CODES.has(e.code)
+    ? renderAppsvcsError(e)
+    : {
+        status: statusOf(e),
+        body: {
+          code: statusOf(e),
+          message: e.code === 'malformedBody' ? 'Found invalid JSON body in the request.' : e.message,
+          errorStack: [],
+          apiError: DEVICE_API_ERROR[e.code] ?? statusOf(e),
+        },
+      };

@@ -1,8 +1,7 @@
-import type { OperationHandlers } from '../../server/handler-types.ts';
+import { type OperationHandlers, refusal, type TypedHandler } from '../../server/handler-types.ts';
 import type * as Sdk from '../../../generated/device-config/sdk.gen.ts';
 import { randomBytes } from 'node:crypto';
 import type * as F from '../../../generated/device-config/types.gen.ts';
-import type { TypedHandler } from '../../server/handler-types.ts';
 import { alreadyExists, deviceFailure, fullPath, notFound, unknownReference } from './device-errors.ts';
 import { toAccessProfile, toBinding, toOauthClientApp } from './oauth-objects.ts';
 import type { DeviceOauthStore } from './oauth-store.ts';
@@ -33,7 +32,8 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
 
   const createOauthClientApp: TypedHandler<
     F.CreateOauthClientAppData,
-    F.CreateOauthClientAppResponses & F.CreateOauthClientAppErrors
+    F.CreateOauthClientAppResponses,
+    F.CreateOauthClientAppErrors
   > = async ({ body }) => {
     const { clientId, clientSecret } = newCredentials();
     const created = await deps.store.createClientApp({
@@ -54,20 +54,21 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
       refreshTokenLifetime: body.refreshTokenLifetime ?? 480,
       refreshTokenUsageLimit: body.refreshTokenUsageLimit ?? 64,
     });
-    if (!created.ok) return alreadyExists('OAuth client app', PARTITION, body.name);
+    if (!created.ok) return refusal(alreadyExists('OAuth client app', PARTITION, body.name));
     return { status: 200, body: toOauthClientApp(created.app, clientSecret) };
   };
 
   const deleteOauthClientApp: TypedHandler<
     F.DeleteOauthClientAppData,
-    F.DeleteOauthClientAppResponses & F.DeleteOauthClientAppErrors
+    F.DeleteOauthClientAppResponses,
+    F.DeleteOauthClientAppErrors
   > = async ({ params }) => {
     if (!(await deps.store.deleteClientApp(params.partition, params.appName)))
-      return notFound('OAuth client app', params.partition, params.appName);
+      return refusal(notFound('OAuth client app', params.partition, params.appName));
     return { status: 200, body: undefined };
   };
 
-  const bindOauthClientApp: TypedHandler<F.BindOauthClientAppData, F.BindOauthClientAppResponses & F.BindOauthClientAppErrors> = async ({
+  const bindOauthClientApp: TypedHandler<F.BindOauthClientAppData, F.BindOauthClientAppResponses, F.BindOauthClientAppErrors> = async ({
     params,
     body,
   }) => {
@@ -76,23 +77,25 @@ export function createDeviceConfigHandlers(deps: DeviceConfigDependencies) {
     if (outcome.ok) return { status: 200, body: toBinding({ partition, name: oauthProfile }, outcome.binding) };
     switch (outcome.error) {
       case 'profile-not-found':
-        return notFound('OAuth profile', partition, oauthProfile);
+        return refusal(notFound('OAuth profile', partition, oauthProfile));
       case 'app-not-found':
         // The body names something that does not exist: a bad request, not a missing resource.
-        return unknownReference('OAuth client app', partition, body.name);
+        return refusal(unknownReference('OAuth client app', partition, body.name));
       case 'already-bound':
-        return deviceFailure(
-          'objectExists',
-          `01020066:3: The requested client app (${fullPath(partition, body.name)}) already exists in OAuth profile (${fullPath(partition, oauthProfile)}).`,
+        return refusal(
+          deviceFailure(
+            'objectExists',
+            `01020066:3: The requested client app (${fullPath(partition, body.name)}) already exists in OAuth profile (${fullPath(partition, oauthProfile)}).`,
+          ),
         );
     }
   };
 
-  const applyAccessPolicy: TypedHandler<F.ApplyAccessPolicyData, F.ApplyAccessPolicyResponses & F.ApplyAccessPolicyErrors> = async ({
+  const applyAccessPolicy: TypedHandler<F.ApplyAccessPolicyData, F.ApplyAccessPolicyResponses, F.ApplyAccessPolicyErrors> = async ({
     params,
   }) => {
     const applied = await deps.store.applyAccessPolicy(params.partition, params.policyName);
-    if (!applied) return notFound('access profile', params.partition, params.policyName);
+    if (!applied) return refusal(notFound('access profile', params.partition, params.policyName));
     return { status: 200, body: toAccessProfile(applied) };
   };
 

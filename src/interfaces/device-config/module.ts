@@ -3,7 +3,7 @@ import { hostname as machineHostname } from 'node:os';
 import type * as Sdk from '../../../generated/device-config/sdk.gen.ts';
 import { createTokenService } from '../../accounts/auth-tokens.ts';
 import type { CoreConfig } from '../../lib/config.ts';
-import { ERROR_CODES } from '../../lib/errors.ts';
+import { portolanError } from '../../lib/errors.ts';
 import type { ValidateFunction } from 'ajv';
 import type { OperationHandlers } from '../../server/handler-types.ts';
 import { defineModule, type ModuleContext } from '../../server/interface-module.ts';
@@ -63,7 +63,7 @@ export const deviceConfigModule = defineModule({
   // The real extension answers any other path under its root 400 `Bad Request: Invalid path`, not 404.
   unrouted: (path: string) =>
     path === APPSVCS_ROOT || path.startsWith(`${APPSVCS_ROOT}/`)
-      ? { status: ERROR_CODES.invalidPath.status, body: { code: ERROR_CODES.invalidPath.status, message: ERROR_CODES.invalidPath.message } }
+      ? renderDeviceError(portolanError('invalidPath'), { headers: {} })
       : undefined,
   authenticators: (context) => {
     const tokens = tokensOf(context);
@@ -144,9 +144,9 @@ export const deviceConfigModule = defineModule({
       version: DEVICE_VERSION,
       clock,
       declaration: async () => {
-        const answer = await service.read();
+        const text = await service.declaration();
         // Parsed here: the snapshot redacts secrets anywhere in it (a snapshot is an administrator's rare request).
-        return answer.status === 200 && answer.json !== undefined ? JSON.parse(answer.json) : undefined;
+        return text === undefined ? undefined : JSON.parse(text);
       },
       dbVariables: async () => (await configStore.dbVariables()).values,
       scripts: async () => configStore.listRules(),

@@ -1,5 +1,5 @@
 import type * as F from '../../../generated/device-config/types.gen.ts';
-import type { TypedHandler } from '../../server/handler-types.ts';
+import { refusal, refuse, type TypedHandler } from '../../server/handler-types.ts';
 import type { DeviceConfigStore, RuleRecord } from './config-store.ts';
 import { alreadyExists, deviceFailure, fullPath, notFound } from './device-errors.ts';
 import { checkScript } from './tcl-script.ts';
@@ -34,7 +34,7 @@ function scriptProblem(partition: string, name: string, text: string) {
 
 /** Script objects at /mgmt/tm/traffic/rule (seed Endpoints F; reads and delete designed after the real product). */
 export function createRuleHandlers(deps: { store: DeviceConfigStore }) {
-  const listRules: TypedHandler<F.ListRulesData, F.ListRulesResponses & F.ListRulesErrors> = async () => ({
+  const listRules: TypedHandler<F.ListRulesData, F.ListRulesResponses, F.ListRulesErrors> = async () => ({
     status: 200,
     body: {
       kind: 'tm:traffic:rule:rulecollectionstate',
@@ -43,36 +43,38 @@ export function createRuleHandlers(deps: { store: DeviceConfigStore }) {
     },
   });
 
-  const createRule: TypedHandler<F.CreateRuleData, F.CreateRuleResponses & F.CreateRuleErrors> = async ({ body }) => {
+  const createRule: TypedHandler<F.CreateRuleData, F.CreateRuleResponses, F.CreateRuleErrors> = async ({ body }) => {
     const partition = body.partition ?? 'Common';
     const problem = scriptProblem(partition, body.name, body.apiAnonymous);
-    if (problem) return problem;
+    if (problem) return refusal(problem);
     const created = await deps.store.createRule(partition, body.name, body.apiAnonymous);
-    if (created === 'exists') return alreadyExists(KIND, partition, body.name);
+    if (created === 'exists') return refusal(alreadyExists(KIND, partition, body.name));
     return { status: 200, body: toState(created) };
   };
 
-  const getRule: TypedHandler<F.GetRuleData, F.GetRuleResponses & F.GetRuleErrors> = async ({ params }) => {
+  const getRule: TypedHandler<F.GetRuleData, F.GetRuleResponses, F.GetRuleErrors> = async ({ params }) => {
     const rule = await deps.store.getRule(params.partition, params.ruleName);
-    return rule ? { status: 200, body: toState(rule) } : notFound(KIND, params.partition, params.ruleName);
+    return rule ? { status: 200, body: toState(rule) } : refusal(notFound(KIND, params.partition, params.ruleName));
   };
 
-  const patchRule: TypedHandler<F.PatchRuleData, F.PatchRuleResponses & F.PatchRuleErrors> = async ({ params, body }) => {
+  const patchRule: TypedHandler<F.PatchRuleData, F.PatchRuleResponses, F.PatchRuleErrors> = async ({ params, body }) => {
     const { partition, ruleName } = params;
-    if (!(await deps.store.getRule(partition, ruleName))) return notFound(KIND, partition, ruleName);
+    if (!(await deps.store.getRule(partition, ruleName))) return refusal(notFound(KIND, partition, ruleName));
     const problem = scriptProblem(partition, ruleName, body.apiAnonymous);
-    if (problem) return problem;
+    if (problem) return refusal(problem);
     const updated = await deps.store.updateRule(partition, ruleName, body.apiAnonymous);
-    return updated ? { status: 200, body: toState(updated) } : notFound(KIND, partition, ruleName);
+    return updated ? { status: 200, body: toState(updated) } : refusal(notFound(KIND, partition, ruleName));
   };
 
-  const deleteRule: TypedHandler<F.DeleteRuleData, F.DeleteRuleResponses & F.DeleteRuleErrors> = async ({ params }) => {
-    if (!(await deps.store.deleteRule(params.partition, params.ruleName))) return notFound(KIND, params.partition, params.ruleName);
+  const deleteRule: TypedHandler<F.DeleteRuleData, F.DeleteRuleResponses, F.DeleteRuleErrors> = async ({ params }) => {
+    if (!(await deps.store.deleteRule(params.partition, params.ruleName)))
+      return refusal(notFound(KIND, params.partition, params.ruleName));
     return { status: 200, body: undefined };
   };
 
-  const getBashUtility: TypedHandler<F.GetBashUtilityData, F.GetBashUtilityErrors> = () =>
-    deviceFailure('forbidden', 'Operation is not allowed on component /util/bash.');
+  // The spec declares no success for it: the device never runs a shell through its REST.
+  const getBashUtility: TypedHandler<F.GetBashUtilityData, Record<never, never>, F.GetBashUtilityErrors> = () =>
+    refuse('forbidden', 'Operation is not allowed on component /util/bash.');
 
   return { listRules, createRule, getRule, patchRule, deleteRule, getBashUtility };
 }

@@ -4,7 +4,7 @@ import { collectDeviceSnapshot, packSnapshot, type SnapshotSources } from './sna
 
 /** The device's diagnostic snapshot (designed): the archive is streamed as the body. */
 export function createSnapshotHandlers(deps: { sources: SnapshotSources }) {
-  const getDeviceSnapshot: TypedHandler<F.GetDeviceSnapshotData, F.GetDeviceSnapshotResponses & F.GetDeviceSnapshotErrors> = async () => {
+  const getDeviceSnapshot: TypedHandler<F.GetDeviceSnapshotData, F.GetDeviceSnapshotResponses, F.GetDeviceSnapshotErrors> = async () => {
     // Read before the answer starts: a store failure is still a clean error answer, not a cut stream.
     const snapshot = await collectDeviceSnapshot(deps.sources);
     return {

@@ -1,5 +1,5 @@
 import type * as F from '../../../generated/device-config/types.gen.ts';
-import type { TypedHandler } from '../../server/handler-types.ts';
+import { refusal, type TypedHandler } from '../../server/handler-types.ts';
 import type { DeviceConfigStore } from './config-store.ts';
 import { DB_VARIABLES, inRange, isDbVariable, outOfRangeMessage, type DbValues, type DbVariableName } from './db-variables.ts';
 import { deviceFailure } from './device-errors.ts';
@@ -29,26 +29,26 @@ const unknownVariable = (name: string) =>
  * access log and log level) and the device's identity.
  */
 export function createSystemHandlers(deps: { store: DeviceConfigStore; identity: DeviceIdentity; apply(values: DbValues): Promise<void> }) {
-  const getDbVariable: TypedHandler<F.GetDbVariableData, F.GetDbVariableResponses & F.GetDbVariableErrors> = async ({ params }) => {
-    if (!isDbVariable(params.dbName)) return unknownVariable(params.dbName);
+  const getDbVariable: TypedHandler<F.GetDbVariableData, F.GetDbVariableResponses, F.GetDbVariableErrors> = async ({ params }) => {
+    if (!isDbVariable(params.dbName)) return refusal(unknownVariable(params.dbName));
     const { values, generations } = await deps.store.dbVariables();
     return { status: 200, body: dbState(params.dbName, values[params.dbName], generations[params.dbName]) };
   };
 
-  const patchDbVariable: TypedHandler<F.PatchDbVariableData, F.PatchDbVariableResponses & F.PatchDbVariableErrors> = async ({
+  const patchDbVariable: TypedHandler<F.PatchDbVariableData, F.PatchDbVariableResponses, F.PatchDbVariableErrors> = async ({
     params,
     body,
   }) => {
     const name = params.dbName;
-    if (!isDbVariable(name)) return unknownVariable(name);
-    if (!inRange(name, body.value)) return deviceFailure('valueOutOfRange', outOfRangeMessage(name));
+    if (!isDbVariable(name)) return refusal(unknownVariable(name));
+    if (!inRange(name, body.value)) return refusal(deviceFailure('valueOutOfRange', outOfRangeMessage(name)));
     // Applied first: a value the data plane cannot take (the data directory not writable) is not kept.
     await deps.apply({ ...(await deps.store.dbVariables()).values, [name]: body.value });
     const generation = await deps.store.setDbVariable(name, body.value);
     return { status: 200, body: dbState(name, body.value, generation) };
   };
 
-  const getDeviceInfo: TypedHandler<F.GetDeviceInfoData, F.GetDeviceInfoResponses & F.GetDeviceInfoErrors> = () => ({
+  const getDeviceInfo: TypedHandler<F.GetDeviceInfoData, F.GetDeviceInfoResponses, F.GetDeviceInfoErrors> = () => ({
     status: 200,
     body: {
       kind: 'shared:resolver:device-groups:deviceinfostate',

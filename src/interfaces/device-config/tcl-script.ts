@@ -1,6 +1,6 @@
 // Checks a device script object (an iRule-like Tcl script) the way Tcl 8.6 reads it, before it is stored:
 // the rules of Tcl_ParseCommand and `info complete` (the Dodekalogue); nothing is evaluated. The device
-// answers an incomplete script as 400 `incomplete command`, so `incomplete` is kept apart from `syntax`.
+// refuses an incomplete script with `incomplete command` (its own apiError), so `incomplete` is kept apart from `syntax`.
 // The first problem wins, as in Tcl's parser: the whole text is read first, then each `when` body.
 // Each character is read once by the outer pass (a command substitution is read by the nested level
 // only) and once more inside a `when` body, and command substitutions nest at most MAX_DEPTH deep (Tcl

@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
-import { ERROR_CODES } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { type Applied, RESULT_CODE, type TenantResult } from './appsvcs-outcome.ts';
 import { findAddressConflicts } from './declaration/conflicts.ts';
-import { membersOf, objectText } from './declaration/json-text.ts';
+import { objectText } from './declaration/json-text.ts';
 import type { ServicePlan } from './declaration/plan.ts';
 import type { PlanSummary, PreparedDeclaration, PreparedTenant } from './declaration/prepared.ts';
 import type { DeclarationStore, TenantChange } from './declaration-store.ts';
-
-/**
- * What the declarative service answers: a status and a body in the appsvcs shapes. An answer that holds
- * a declaration is JSON text already (`json`, written as it is: a declaration of megabytes is never
- * serialised again on the event loop); its `body` is then the small part task records read, and
- * `declaration` the text of the declaration it echoes.
- */
-export type Answer = { status: number; body?: unknown; json?: string; declaration?: string };
 
 /** The data plane the deployed services run on (src/traffic/data-plane.ts). */
 export type DataPlanePort = {
@@ -23,35 +15,12 @@ export type DataPlanePort = {
   ): Promise<{ ok: true } | { ok: false; failures: readonly { key: string; address: string; port: number; reason: string }[] }>;
 };
 
-type TenantResult = {
-  code: number;
-  message: string;
-  response?: string;
-  lineCount?: number;
-  host: string;
-  tenant?: string;
-  runTime: number;
-  warnings?: string[];
-};
-
 /** A tenant planned: its plan and its declaration's text as stored. */
 type Planned = { plan: PlanSummary; text: string };
 /** A deployed tenant, and whether its services run (a saved one that cannot bind at start does not). */
 type Deployed = Planned & { serving: boolean };
 /** A declaration's own members (`class`, `schemaVersion`, ...) as JSON texts. */
 export type HeaderMembers = readonly (readonly [key: string, text: string])[];
-
-type AppsvcsCode = 'declarationInvalid' | 'declarationFailed' | 'deploymentBusy' | 'taskNotFound' | 'tenantNotFound';
-
-/** An appsvcs failure `{code, message, ...}`: the registry's status (src/lib/errors.ts), the real product's message. */
-export const appsvcsFailure = (
-  code: AppsvcsCode,
-  message: string = ERROR_CODES[code].message,
-  extra: Record<string, unknown> = {},
-): Answer => ({
-  status: ERROR_CODES[code].status,
-  body: { code: ERROR_CODES[code].status, message, ...extra },
-});
 
 const tenantOfKey = (key: string) => key.split('/')[1]!;
 
@@ -164,12 +133,13 @@ export function createTenantDeployer(options: {
       nextHeader: HeaderMembers,
       persist: boolean,
       dryRun: boolean,
-    ): Promise<Answer> {
+    ): Promise<Applied> {
       const results = new Map<string, TenantResult>();
       const started = clock.nowMs();
       const result = (tenant: string, fields: Omit<TenantResult, 'host' | 'tenant' | 'runTime'>) =>
         results.set(tenant, { ...fields, host: hostname, tenant, runTime: clock.nowMs() - started });
-      const fail = (tenant: string, response: string) => result(tenant, { code: 422, message: 'declaration failed', response });
+      const fail = (tenant: string, response: string) =>
+        result(tenant, { code: RESULT_CODE.failed, message: 'declaration failed', response });
 
       const changes = new Map<string, Planned | null>();
       /** Running as declared but not saved yet (deployed before with persist false): saved now, answered `no change`. */
@@ -177,7 +147,7 @@ export function createTenantDeployer(options: {
       for (const [tenant, prepared] of named) {
         if (prepared === null || prepared.kind === 'remove') {
           if (running.has(tenant)) changes.set(tenant, null);
-          else result(tenant, { code: 200, message: 'no change' });
+          else result(tenant, { code: RESULT_CODE.success, message: 'no change' });
           continue;
         }
         if (prepared.kind === 'failed') {
@@ -187,7 +157,12 @@ export function createTenantDeployer(options: {
         const planned: Planned = { plan: prepared.plan, text: prepared.text };
         const current = running.get(tenant);
         if (current?.serving && current.plan.fingerprint === planned.plan.fingerprint) {
-          result(tenant, { code: 200, message: 'no change', lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) });
+          result(tenant, {
+            code: RESULT_CODE.success,
+            message: 'no change',
+            lineCount: planned.plan.lineCount,
+            ...warningsOf(planned.plan),
+          });
           if (persist && saved.get(tenant) !== planned.plan.fingerprint) saveOnly.set(tenant, planned);
         } else {
           changes.set(tenant, planned);
@@ -238,25 +213,20 @@ export function createTenantDeployer(options: {
       }
       for (const [tenant, planned] of changes)
         result(tenant, {
-          code: 200,
+          code: RESULT_CODE.success,
           message: 'success',
           ...(planned ? { lineCount: planned.plan.lineCount, ...warningsOf(planned.plan) } : {}),
         });
 
       const ordered = named.map(([tenant]) => results.get(tenant)).filter((r): r is TenantResult => r !== undefined);
-      if (ordered.length === 0) ordered.push({ code: 200, message: 'no change', host: hostname, runTime: clock.nowMs() - started });
-      const okCount = ordered.filter((r) => r.code === 200).length;
-      const status = okCount === ordered.length ? 200 : okCount === 0 ? 422 : 207;
-      const body = {
-        ...(status === 422 ? (appsvcsFailure('declarationFailed').body as object) : {}),
-        results: ordered.map(({ tenant, ...rest }) => (tenant ? { ...rest, tenant } : rest)),
-      };
-      const declaration = declarationOf(new Set(named.map(([tenant]) => tenant)));
+      if (ordered.length === 0)
+        ordered.push({ code: RESULT_CODE.success, message: 'no change', host: hostname, runTime: clock.nowMs() - started });
+      const okCount = ordered.filter((r) => r.code === RESULT_CODE.success).length;
       return {
-        status,
-        body,
-        declaration,
-        json: objectText([...membersOf(body), ['declaration', declaration], ...(dryRun ? [['dryRun', 'true'] as const] : [])]),
+        kind: okCount === ordered.length ? 'done' : okCount === 0 ? 'failed' : 'partial',
+        results: ordered.map(({ tenant, ...rest }) => (tenant ? { ...rest, tenant } : rest)),
+        declaration: declarationOf(new Set(named.map(([tenant]) => tenant))),
+        dryRun,
       };
     },
   };

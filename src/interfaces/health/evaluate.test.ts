@@ -7,21 +7,21 @@ const up = async () => ({ ok: true as const });
 const down = async () => ({ ok: false as const, reason: 'refused' });
 const hang = () => new Promise<never>(() => {});
 
-t.test('all checks up: 200 healthy, connected, available, ISO timestamp', async (t) => {
+t.test('all checks up: healthy, connected, available, ISO timestamp', async (t) => {
   t.same(await evaluateHealth({ database: up, services: [up] }, { clock, timeoutMs: 100, draining: false }), {
-    status: 200,
-    body: { status: 'healthy', database: 'connected', services: 'available', timestamp: '2026-03-01T12:00:00.000Z' },
+    ok: true,
+    value: { status: 'healthy', database: 'connected', services: 'available', timestamp: '2026-03-01T12:00:00.000Z' },
   });
 });
 
-t.test('a failing dependency: 503 unhealthy naming which side failed', async (t) => {
+t.test('a failing dependency: unhealthy naming which side failed', async (t) => {
   t.match(await evaluateHealth({ database: down, services: [up] }, { clock, timeoutMs: 100, draining: false }), {
-    status: 503,
-    body: { status: 'unhealthy', database: 'disconnected', services: 'available' },
+    ok: true,
+    value: { status: 'unhealthy', database: 'disconnected', services: 'available' },
   });
   t.match(await evaluateHealth({ database: up, services: [up, down] }, { clock, timeoutMs: 100, draining: false }), {
-    status: 503,
-    body: { database: 'connected', services: 'unavailable' },
+    ok: true,
+    value: { status: 'unhealthy', database: 'connected', services: 'unavailable' },
   });
 });
 
@@ -35,22 +35,26 @@ t.test('a check that hangs is cut at the timeout: the answer still comes', async
   t.equal(verdict, undefined, 'no answer before the timeout');
   await timers.advanceAsync(1);
   await answered;
-  t.match(verdict, { status: 503, body: { database: 'disconnected', services: 'unavailable' } }, 'at the timeout: 503, both sides down');
+  t.match(
+    verdict,
+    { ok: true, value: { status: 'unhealthy', database: 'disconnected', services: 'unavailable' } },
+    'at the timeout: unhealthy, both sides down',
+  );
 });
 
-t.test('a check that throws is an unexpected failure: 500 error with a message', async (t) => {
+t.test('a check that throws is an unexpected failure: internal, with a message', async (t) => {
   const broken = async () => {
     throw new Error('pool exhausted');
   };
   t.same(await evaluateHealth({ database: broken, services: [] }, { clock, timeoutMs: 100, draining: false }), {
-    status: 500,
-    body: { status: 'error', message: 'Health check failed: pool exhausted', timestamp: '2026-03-01T12:00:00.000Z' },
+    ok: false,
+    error: { code: 'internal', message: 'Health check failed: pool exhausted' },
   });
 });
 
 t.test('a draining role is unhealthy even with every check up', async (t) => {
   t.match(await evaluateHealth({ database: up, services: [] }, { clock, timeoutMs: 100, draining: true }), {
-    status: 503,
-    body: { services: 'unavailable' },
+    ok: true,
+    value: { status: 'unhealthy', services: 'unavailable' },
   });
 });

@@ -1,5 +1,6 @@
 import type { Health } from '../../../generated/health/types.gen.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { fail, ok, type PortolanError, type Result } from '../../lib/errors.ts';
 import type { Timers } from '../../lib/timers.ts';
 import { withTimeout } from '../../lib/with-timeout.ts';
 import type { PingResult } from '../../stores/database.ts';
@@ -10,35 +11,33 @@ export type RoleChecks = {
   services: readonly ((timeoutMs: number) => Promise<PingResult>)[];
 };
 
-export type HealthVerdict = { status: 200 | 503 | 500; body: Health };
+/** The health document of a role whose checks answered: `healthy`, or `unhealthy` naming the side that failed. */
+export type HealthReport = Health & { status: 'healthy' | 'unhealthy' };
 
 /**
  * Runs a role's checks, each bounded by `timeoutMs`, so an answer always comes well inside the
- * monitor's 16 s. A role that is shutting down reports its services unavailable (503) so the monitor
- * takes it out of rotation before its connections close.
+ * monitor's 16 s. A role that is shutting down reports its services unavailable (unhealthy) so the
+ * monitor takes it out of rotation before its connections close. A check that throws is the one
+ * expected failure (`internal`, naming what failed).
  */
 export async function evaluateHealth(
   checks: RoleChecks,
   options: { clock: Clock; timeoutMs: number; draining: boolean; timers?: Timers },
-): Promise<HealthVerdict> {
+): Promise<Result<HealthReport, PortolanError & { code: 'internal' }>> {
   const bounded = (check: (ms: number) => Promise<PingResult>) =>
     withTimeout(check(options.timeoutMs), options.timeoutMs, (): PingResult => ({ ok: false, reason: 'timed out' }), options.timers);
   try {
     const [database, ...services] = await Promise.all([bounded(checks.database), ...checks.services.map(bounded)]);
     const databaseUp = database!.ok;
     const servicesUp = !options.draining && services.every((s) => s.ok);
-    const body: Health = {
+    return ok({
       status: databaseUp && servicesUp ? 'healthy' : 'unhealthy',
       database: databaseUp ? 'connected' : 'disconnected',
       services: servicesUp ? 'available' : 'unavailable',
       timestamp: options.clock.now().toISOString(),
-    };
-    return { status: body.status === 'healthy' ? 200 : 503, body };
+    });
   } catch (error) {
     // A check that throws instead of answering is a bug in the check: report it, never crash.
-    return {
-      status: 500,
-      body: { status: 'error', message: `Health check failed: ${(error as Error).message}`, timestamp: options.clock.now().toISOString() },
-    };
+    return fail({ code: 'internal' as const, message: `Health check failed: ${(error as Error).message}` });
   }
 }

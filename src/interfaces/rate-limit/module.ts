@@ -6,7 +6,7 @@ import { renderGatewayError } from './error-shape.ts';
 import { createRateLimitHandlers } from './handlers.ts';
 
 /**
- * Interface E's status operation (the counting itself is the gateway's first stage, src/app/gateway-stages.ts).
+ * Interface E's status operation (the counting itself is the gateway's first stage, src/gateway/gateway-stages.ts).
  * The bearer scheme is only a counter key (seed E): never checked, so it always passes.
  */
 export const rateLimitModule = defineModule({

@@ -1,3 +1,4 @@
+import { fail, ok, type PortolanError, type Result } from '../../lib/errors.ts';
 import type { Database } from '../../stores/database.ts';
 import { folderBytes, snapshotFolder } from './processing.ts';
 import { snapshotStore as store } from './snapshot-store.ts';
@@ -21,7 +22,10 @@ const RESERVATION_STEP_MAX = 16 * 1024 * 1024;
  */
 export const MULTIPART_ALLOWANCE = 64 * 1024;
 
-export type Admission = { ok: true; reservedBytes: number } | { ok: false; message: string };
+/** A refusal of the account's quota: the message gives its numbers and what to do. */
+export type QuotaRefusal = PortolanError & { code: 'snapshotQuotaExceeded' };
+/** The bytes now reserved for the upload, or the refusal. */
+export type Admission = Result<{ reservedBytes: number }, QuotaRefusal>;
 
 const RESERVE = { isolation: 'read-committed' } as const;
 
@@ -31,6 +35,7 @@ export const countMessage = (limits: AccountLimits) =>
   `The account holds ${limits.snapshots} snapshots, its limit; delete snapshots to upload more.`;
 export const unpackedMessage = (limits: AccountLimits, bytes: number, used: number) =>
   `The unpacked snapshot (${bytes} bytes) does not fit in the account's storage quota of ${limits.bytes} bytes (${used} in use by its other snapshots); delete snapshots and upload it again.`;
+const exceeded = (message: string) => fail<QuotaRefusal>({ code: 'snapshotQuotaExceeded', message });
 
 /**
  * The disk use of each account, held to its limits. Bytes counted: each snapshot's archive while it waits
@@ -42,7 +47,7 @@ export const unpackedMessage = (limits: AccountLimits, bytes: number, used: numb
  *
  * @example
  * const admitted = await quota.open(tx, { account, id, owner, declaredBytes: 5_000_000, nowMs, leaseMs });
- * if (!admitted.ok) return { ok: false, status: 507, message: admitted.message };
+ * if (!admitted.ok) return admitted; // snapshotQuotaExceeded
  */
 export function createAccountQuota(options: { db: Database; limits: AccountLimits; maxUploadBytes: number; dataDir: string }) {
   const { db, limits } = options;
@@ -65,11 +70,11 @@ export function createAccountQuota(options: { db: Database; limits: AccountLimit
       return db.transaction(async (tx) => {
         await uploadStore.lockAccount(tx, args.account);
         const used = await uploadStore.usage(tx, args.account);
-        if (used.snapshots >= limits.snapshots) return { ok: false, message: countMessage(limits) };
+        if (used.snapshots >= limits.snapshots) return exceeded(countMessage(limits));
         const left = limits.bytes - used.bytes;
         const declared = args.declaredBytes;
         if (left <= 0 || (declared !== undefined && declared - MULTIPART_ALLOWANCE > left))
-          return { ok: false, message: quotaMessage(limits, used.bytes) };
+          return exceeded(quotaMessage(limits, used.bytes));
         const reservedBytes = Math.min(declared ?? RESERVATION_FIRST, left, ceiling);
         await uploadStore.begin(tx, {
           id: args.id,
@@ -79,7 +84,7 @@ export function createAccountQuota(options: { db: Database; limits: AccountLimit
           nowMs: args.nowMs,
           leaseMs: args.leaseMs,
         });
-        return { ok: true, reservedBytes };
+        return ok({ reservedBytes });
       }, RESERVE);
     },
 
@@ -95,11 +100,11 @@ export function createAccountQuota(options: { db: Database; limits: AccountLimit
         await uploadStore.lockAccount(tx, args.account);
         const others = await uploadStore.usage(tx, args.account, args.id);
         const left = limits.bytes - others.bytes;
-        if (args.totalBytes > left) return { ok: false, message: quotaMessage(limits, others.bytes) } as const;
+        if (args.totalBytes > left) return exceeded(quotaMessage(limits, others.bytes));
         const ahead = args.reservedBytes + Math.min(Math.max(args.reservedBytes, RESERVATION_FIRST), RESERVATION_STEP_MAX);
         const reservedBytes = Math.min(Math.max(args.totalBytes, ahead), left, ceiling);
         if (!(await uploadStore.reserve(tx, args.id, args.owner, reservedBytes))) return 'lost' as const;
-        return { ok: true, reservedBytes } as const;
+        return ok({ reservedBytes });
       }, RESERVE);
     },
 
@@ -109,15 +114,10 @@ export function createAccountQuota(options: { db: Database; limits: AccountLimit
      * size, or ERROR with the message) in the same transaction, so no reservation of the account is decided
      * between the check and the write, and no reader sees COMPLETE for a snapshot that does not fit.
      */
-    async admitUnpacked(
-      tx: Database,
-      args: { account: string; id: string; bytes: number },
-    ): Promise<{ ok: true } | { ok: false; message: string }> {
+    async admitUnpacked(tx: Database, args: { account: string; id: string; bytes: number }): Promise<Result<void, QuotaRefusal>> {
       await uploadStore.lockAccount(tx, args.account);
       const others = await uploadStore.usage(tx, args.account, args.id);
-      return others.bytes + args.bytes <= limits.bytes
-        ? { ok: true }
-        : { ok: false, message: unpackedMessage(limits, args.bytes, others.bytes) };
+      return others.bytes + args.bytes <= limits.bytes ? ok(undefined) : exceeded(unpackedMessage(limits, args.bytes, others.bytes));
     },
 
     /** Measures the processed snapshots whose size was never recorded (processed before quotas were counted). */

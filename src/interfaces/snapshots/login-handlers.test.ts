@@ -5,7 +5,7 @@ import { ACCOUNT_MIGRATIONS } from '../../accounts/migrations.ts';
 import { tempSqliteUrl } from '../../app/test-system.ts';
 import { createFakeClock } from '../../lib/clock.ts';
 import type { TapTest } from '../../lib/tap-test.ts';
-import type { HandlerRequest, HandlerResponse } from '../../server/handler-types.ts';
+import { isFailure, type Handler, type HandlerRequest, type HandlerResponse } from '../../server/handler-types.ts';
 import { openDatabase } from '../../stores/open-database.ts';
 import {
   createCredentialCheck,
@@ -16,6 +16,7 @@ import {
   type CredentialCheck,
 } from './login-handlers.ts';
 import { diagnosticsLinkBase, diagnosticsUrlFor, reachableUrl } from './diagnostics-url.ts';
+import { renderSnapshotsError } from './error-shape.ts';
 import type { DiagnosticsSite } from './diagnostics-site.ts';
 import { SNAPSHOT_MIGRATIONS } from './migrations.ts';
 import { createSessionStore } from './session-store.ts';
@@ -56,6 +57,14 @@ function loginRequest(body: { userid: string; passwd: string }, headers: Record<
   };
 }
 
+/** The handler's answer as the role app writes it: a refusal (a registry failure) in C's error shape, with the refusal's headers. */
+async function onWire(handler: Handler, request: HandlerRequest): Promise<HandlerResponse> {
+  const outcome = await handler(request);
+  if (!isFailure(outcome)) return outcome;
+  const rendered = renderSnapshotsError(outcome.error, request);
+  return outcome.headers ? { ...rendered, headers: { ...rendered.headers, ...outcome.headers } } : rendered;
+}
+
 /** alice / alice pw is the one user; every other pair is refused. */
 const onlyAlice: CredentialCheck = async (userid, passwd) =>
   userid === 'alice' && passwd === 'alice pw' ? 'diagnostics/alice' : undefined;
@@ -69,7 +78,7 @@ t.test('a good login is a 302 to the snapshot list with the session cookie and s
     site: SITE,
     location: () => LIST,
   });
-  const answer = (await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'alice pw' }))) as HandlerResponse;
+  const answer = await onWire(loginDiagnosticsUser, loginRequest({ userid: 'alice', passwd: 'alice pw' }));
   t.equal(answer.status, 302);
   t.equal(answer.body, undefined, 'the spec declares no content for the 302');
   t.equal(answer.headers?.location, LIST);
@@ -111,7 +120,12 @@ t.test('a refused login is one 401 in the error shape by Accept, with no cookie,
     site: SITE,
     location: () => LIST,
   });
-  const xml = await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'secret-guess' }));
+  t.match(
+    await loginDiagnosticsUser(loginRequest({ userid: 'alice', passwd: 'secret-guess' })),
+    { error: { code: 'unauthorized' } },
+    'the handler refuses with a registry failure',
+  );
+  const xml = await onWire(loginDiagnosticsUser, loginRequest({ userid: 'alice', passwd: 'secret-guess' }));
   t.same(
     xml,
     {
@@ -121,7 +135,8 @@ t.test('a refused login is one 401 in the error shape by Accept, with no cookie,
     },
     'XML without Accept; no headers at all',
   );
-  const json = await loginDiagnosticsUser(
+  const json = await onWire(
+    loginDiagnosticsUser,
     loginRequest({ userid: 'mallory', passwd: 'secret-guess' }, { accept: 'application/vnd.vendor.diagnostics.api+json' }),
   );
   t.same(json, {
@@ -225,7 +240,8 @@ t.test('a login a browser posted from another site is one 403 in the error shape
     site: SITE,
     location: () => LIST,
   });
-  const json = await loginDiagnosticsUser(
+  const json = await onWire(
+    loginDiagnosticsUser,
     loginRequest(
       { userid: 'alice', passwd: 'alice pw' },
       { origin: 'https://evil.example', accept: 'application/vnd.vendor.diagnostics.api+json' },
@@ -245,9 +261,10 @@ t.test('a login a browser posted from another site is one 403 in the error shape
     'no headers, no cookie',
   );
   t.equal(checked, 0, 'the credentials were not looked at');
-  const own = (await loginDiagnosticsUser(
+  const own = await onWire(
+    loginDiagnosticsUser,
     loginRequest({ userid: 'alice', passwd: 'alice pw' }, { origin: 'http://localhost:8301', host: 'localhost:8301' }),
-  )) as HandlerResponse;
+  );
   t.equal(own.status, 302, 'from its own origin');
 });
 

@@ -4,9 +4,8 @@ import { accountNameProblem } from '../../accounts/account-store.ts';
 import { ADMIN_PROFILE } from '../../accounts/admin-bootstrap.ts';
 import { basicAuthorization, type BasicAuthenticator } from '../../accounts/basic-auth.ts';
 import { portolanError } from '../../lib/errors.ts';
-import type { Handler, HandlerRequest, HandlerResponse } from '../../server/handler-types.ts';
+import { refuse, type Handler, type TypedHandler } from '../../server/handler-types.ts';
 import type { Authenticator, AuthOutcome } from '../../server/security.ts';
-import { renderSnapshotsError } from './error-shape.ts';
 import { isCrossSiteLogin } from './login-origin.ts';
 import type { DiagnosticsSite } from './diagnostics-site.ts';
 import type { SessionStore } from './session-store.ts';
@@ -71,13 +70,14 @@ export function loginCookies(token: string, cookie: CookieOptions): [string, str
  * browser into someone else's account nor counts against the user's login backoff.
  */
 export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUser: Handler } {
-  const loginDiagnosticsUser = async (
-    request: HandlerRequest<Record<string, never>, Record<string, never>, C.LoginForm>,
-  ): Promise<HandlerResponse> => {
-    if (isCrossSiteLogin(deps.site, request.headers)) return renderSnapshotsError(portolanError('forbidden', CROSS_SITE_LOGIN), request);
+  // The 302 with the cookies is the success; both refusals are rendered in C's error shape by the role app.
+  const loginDiagnosticsUser: TypedHandler<C.LoginDiagnosticsUserData, { 302: undefined }, C.LoginDiagnosticsUserErrors> = async (
+    request,
+  ) => {
+    if (isCrossSiteLogin(deps.site, request.headers)) return refuse('forbidden', CROSS_SITE_LOGIN);
     const { userid, passwd } = request.body;
     const account = await deps.checkCredentials(userid, passwd, request.remoteAddress);
-    if (account === undefined) return renderSnapshotsError(portolanError('unauthorized', INVALID_CREDENTIALS), request);
+    if (account === undefined) return refuse('unauthorized', INVALID_CREDENTIALS);
     const { token } = await deps.sessions.create(account);
     return {
       status: 302,
@@ -99,16 +99,16 @@ export function createLoginHandler(deps: LoginHandlerDeps): { loginDiagnosticsUs
  * The answer never repeats the cookie.
  */
 export function sessionScheme(sessions: SessionStore): Authenticator {
-  const refuse = (message: string, presented: boolean): AuthOutcome => ({
+  const deny = (message: string, presented: boolean): AuthOutcome => ({
     ok: false,
     error: portolanError('forbidden', message),
     presented,
   });
   return async ({ cookies }) => {
     const token = cookies[SESSION_COOKIE];
-    if (token === undefined || token === '') return refuse(SESSION_MISSING, false);
+    if (token === undefined || token === '') return deny(SESSION_MISSING, false);
     const account = await sessions.verify(token);
-    if (account === undefined) return refuse(SESSION_INVALID, true);
+    if (account === undefined) return deny(SESSION_INVALID, true);
     return { ok: true, principal: account };
   };
 }

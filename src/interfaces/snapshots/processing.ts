@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ok, type PortolanError, type Result } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Timers } from '../../lib/timers.ts';
 import type { Database } from '../../stores/database.ts';
@@ -72,10 +73,10 @@ export type SnapshotProcessorOptions = {
  * outcome is then written in): AccountQuota.admitUnpacked.
  */
 export type UnpackedQuota = {
-  admitUnpacked(tx: Database, args: { account: string; id: string; bytes: number }): Promise<{ ok: true } | { ok: false; message: string }>;
+  admitUnpacked(tx: Database, args: { account: string; id: string; bytes: number }): Promise<Result<void, PortolanError>>;
 };
 
-const EVERY_SNAPSHOT_FITS: UnpackedQuota = { admitUnpacked: async () => ({ ok: true }) };
+const EVERY_SNAPSHOT_FITS: UnpackedQuota = { admitUnpacked: async () => ok(undefined) };
 /** The quota check takes its account's lock row first (upload-store.ts), so read-committed is enough. */
 const UNDER_ACCOUNT_LOCK = { isolation: 'read-committed' } as const;
 
@@ -223,7 +224,7 @@ export function createSnapshotProcessor(options: SnapshotProcessorOptions) {
     const bytes = await folderBytes(files);
     const outcome = await db.transaction(async (tx) => {
       const fits = await quota.admitUnpacked(tx, { account: record.account, id, bytes });
-      if (!fits.ok) return (await store.fail(tx, id, [fits.message], device)) ? fits : 'gone';
+      if (!fits.ok) return (await store.fail(tx, id, [fits.error.message], device)) ? 'over-quota' : 'gone';
       return (await store.complete(tx, id, device, reply.output, contentsOf(reply.files), bytes)) ? 'complete' : 'gone';
     }, UNDER_ACCOUNT_LOCK);
     if (outcome === 'gone') {

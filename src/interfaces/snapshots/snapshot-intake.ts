@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../lib/clock.ts';
+import { ok, type Result } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Cancel, Timers } from '../../lib/timers.ts';
 import type { Database } from '../../stores/database.ts';
@@ -10,9 +11,14 @@ import { ARCHIVE_NAME, removeSnapshotFolder, snapshotFolder } from './processing
 import { snapshotStore as store, type SnapshotRecord } from './snapshot-store.ts';
 import type { UploadOwner } from './upload-owner.ts';
 import { uploadStore } from './upload-store.ts';
-import { receiveUpload, type AdmitBytes, type OpenFile } from './upload.ts';
+import { receiveUpload, type AdmitBytes, type OpenFile, type UploadRefusal } from './upload.ts';
 
-export type UploadOutcome = { ok: true; id: string } | { ok: false; status: 400 | 413 | 507; message: string };
+/**
+ * The new snapshot's id, or why the upload was refused (nothing of it kept): malformedBody or
+ * invalidRequest (the multipart body), payloadTooLarge (the upload limit), snapshotQuotaExceeded (the
+ * account's quota) or insufficientStorage (the server's disk).
+ */
+export type UploadOutcome = Result<{ id: string }, UploadRefusal>;
 export type UploadBody = {
   contentType: string | undefined;
   stream: Readable;
@@ -67,7 +73,7 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
       if (!admitted.ok) return admitted;
       try {
         await mkdir(folderOf(id));
-        return { ok: true as const, id, reservedBytes: admitted.reservedBytes };
+        return ok({ id, reservedBytes: admitted.value.reservedBytes });
       } catch (error) {
         await uploadStore.end(db, id, owner.id);
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -113,16 +119,16 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
     /**
      * Streams the multipart body's `snapshot` file to a new snapshot's folder within the account's quota;
      * once whole, saves the snapshot (PROCESSING) and queues its processing in one transaction. Refusals
-     * (400, 413, 507) keep nothing; a store or disk failure throws, after removing what was written.
+     * (UploadOutcome) keep nothing; a store or disk failure throws, after removing what was written.
      */
     async upload(account: string, uploadedBy: string, body: UploadBody): Promise<UploadOutcome> {
       const declared = /^\d{1,16}$/.test(body.contentLength ?? '') ? Number(body.contentLength) : undefined;
       // While the upload is admitted, nobody reads the body yet: a client going away meanwhile must not be an unhandled 'error'.
       body.stream.on('error', () => undefined);
       const opened = await open(account, declared);
-      if (!opened.ok) return { ok: false, status: 507, message: opened.message };
-      const { id } = opened;
-      let reservedBytes = opened.reservedBytes;
+      if (!opened.ok) return opened;
+      const { id } = opened.value;
+      let reservedBytes = opened.value.reservedBytes;
       let lost = false;
       const loseUpload = () => {
         lost = true;
@@ -134,10 +140,11 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
         return quota.grow({ account, id, owner: owner.id, totalBytes, reservedBytes }).then((grown) => {
           if (grown === 'lost') {
             loseUpload();
-            return 'The upload was taken over by another process.';
+            // Never the answer: the upload ends with UploadLost thrown (below) once the body stops.
+            return { code: 'insufficientStorage', message: 'The upload was taken over by another process.' };
           }
-          if (!grown.ok) return grown.message;
-          reservedBytes = grown.reservedBytes;
+          if (!grown.ok) return grown.error;
+          reservedBytes = grown.value.reservedBytes;
           return true;
         });
       };
@@ -171,8 +178,8 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
       const record: SnapshotRecord = {
         id,
         account,
-        fileName: received.fileName,
-        fileSize: received.fileSize,
+        fileName: received.value.fileName,
+        fileSize: received.value.fileSize,
         description: '',
         supportCase: '',
         visibleInGui: true,
@@ -199,8 +206,8 @@ export function createSnapshotIntake(options: SnapshotIntakeOptions) {
         await discard(id);
         throw error;
       }
-      logger.info({ snapshotId: id, bytes: received.fileSize }, 'snapshot uploaded');
-      return { ok: true, id };
+      logger.info({ snapshotId: id, bytes: received.value.fileSize }, 'snapshot uploaded');
+      return ok({ id });
     },
   };
 }

@@ -139,8 +139,8 @@ export async function uploaded(service: SnapshotService, account: string, archiv
     contentType: MULTIPART,
     stream: bodyOf(snapshotBody(archive, fileName)),
   });
-  if (!outcome.ok) throw new Error(`upload refused: ${outcome.status} ${outcome.message}`);
-  return outcome.id;
+  if (!outcome.ok) throw new Error(`upload refused: ${outcome.error.code} ${outcome.error.message}`);
+  return outcome.value.id;
 }
 
 /** Waits until the snapshot has left PROCESSING; its record. */

@@ -16,11 +16,16 @@ import {
   tree,
   until,
 } from './test-snapshots-helpers.ts';
+import { statusOf } from '../../lib/errors.ts';
 import { fileNameOf } from './upload.ts';
 
-const MALFORMED = { ok: false, status: 400, message: 'The request body is not a valid multipart/form-data body.' };
-const MISSING = { ok: false, status: 400, message: 'The multipart file field snapshot is required.' };
-const UNEXPECTED = { ok: false, status: 400, message: 'The multipart form may hold only one part, the file field snapshot.' };
+// Refusals are registry failures: malformedBody and invalidRequest answer 400, payloadTooLarge 413.
+const MALFORMED = { ok: false, error: { code: 'malformedBody', message: 'The request body is not a valid multipart/form-data body.' } };
+const MISSING = { ok: false, error: { code: 'invalidRequest', message: 'The multipart file field snapshot is required.' } };
+const UNEXPECTED = {
+  ok: false,
+  error: { code: 'invalidRequest', message: 'The multipart form may hold only one part, the file field snapshot.' },
+};
 
 t.test('an upload streams the file to the new snapshot folder and saves it PROCESSING', async (t) => {
   const store = await testStore(t);
@@ -30,7 +35,7 @@ t.test('an upload streams the file to the new snapshot folder and saves it PROCE
     contentType: MULTIPART,
     stream: bodyOf(snapshotBody(archive, 'lb1-20260101.tgz'), 1000),
   });
-  t.same(outcome, { ok: true, id: '1' });
+  t.same(outcome, { ok: true, value: { id: '1' } });
   t.same(await tree(store.dataDir), ['1', '1/upload.tgz']);
   t.equal((await stat(join(store.dataDir, '1', 'upload.tgz'))).size, archive.length, 'the whole file, byte for byte');
   const record = await service.get('alice', '1');
@@ -53,17 +58,18 @@ t.test('a file one byte over the limit is 413 and nothing of it is kept; a file 
   const store = await testStore(t);
   const service = await testService(store, { start: false, maxUploadBytes: 10_000 });
   const over = await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(snapshotBody(Buffer.alloc(10_001, 7)), 512) });
-  t.same(over, { ok: false, status: 413, message: 'The snapshot exceeds the upload limit of 10000 bytes.' });
+  t.same(over, { ok: false, error: { code: 'payloadTooLarge', message: 'The snapshot exceeds the upload limit of 10000 bytes.' } });
+  t.equal(!over.ok && statusOf(over.error), 413);
   t.same(await tree(store.dataDir), [], 'no folder, no partial file');
   t.same(await service.list('alice'), [SAMPLE_ID], 'no row');
 
   const far = await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(snapshotBody(Buffer.alloc(5_000_000, 7))) });
-  t.equal(far.ok === false && far.status, 413, 'far over the limit too');
+  t.equal(far.ok === false && statusOf(far.error), 413, 'far over the limit too');
   t.same(await tree(store.dataDir), []);
 
   const at = await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(snapshotBody(Buffer.alloc(10_000, 7))) });
   t.equal(at.ok, true, 'exactly the limit is within it');
-  if (at.ok) t.equal((await service.get('alice', at.id))?.fileSize, 10_000);
+  if (at.ok) t.equal((await service.get('alice', at.value.id))?.fileSize, 10_000);
 });
 
 t.test('a body that ends in the middle of the file is 400 and nothing is kept', async (t) => {
@@ -174,14 +180,14 @@ t.test('each upload is a new snapshot, even of the same bytes; ids increase', as
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
     const outcome = await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body) });
-    if (outcome.ok) ids.push(outcome.id);
+    if (outcome.ok) ids.push(outcome.value.id);
   }
   t.same(ids, ['1', '2', '3']);
   t.same(await service.list('alice'), [SAMPLE_ID, '1', '2', '3']);
   // Refused uploads leave gaps, never reuse: the next id is still new.
   await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(multipart([])) });
   const next = await service.upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body) });
-  t.ok(next.ok && Number(next.id) > 3, 'a later id');
+  t.ok(next.ok && Number(next.value.id) > 3, 'a later id');
 });
 
 t.test('uploads at once on one store get distinct ids', async (t) => {
@@ -192,7 +198,7 @@ t.test('uploads at once on one store get distinct ids', async (t) => {
   const outcomes = await Promise.all(
     Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).upload('alice', 'a', { contentType: MULTIPART, stream: bodyOf(body, 8192) })),
   );
-  const ids = outcomes.map((o) => (o.ok ? o.id : 'refused'));
+  const ids = outcomes.map((o) => (o.ok ? o.value.id : 'refused'));
   t.same(
     [...ids].sort((a, b) => Number(a) - Number(b)),
     ['1', '2', '3', '4', '5', '6', '7', '8'],
@@ -232,7 +238,7 @@ t.test('the upload never holds the file in memory: it is on disk while the body 
   });
   source.push(head);
   const outcome = await service.upload('alice', 'a', { contentType: MULTIPART, stream: source });
-  t.same(outcome, { ok: true, id: '1' });
+  t.same(outcome, { ok: true, value: { id: '1' } });
   t.equal(await onDisk(), total);
   t.ok(
     onDiskAtLastChunk > total - 4 * 1024 * 1024,

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
+import { fail, type PortolanError, type Result } from '../../lib/errors.ts';
 
 /** The file field of an upload (the spec's `SnapshotUpload`). */
 export const SNAPSHOT_FIELD = 'snapshot';
@@ -13,23 +14,33 @@ export const MISSING_SNAPSHOT_FIELD = `The multipart file field ${SNAPSHOT_FIELD
 export const UNEXPECTED_PART = `The multipart form may hold only one part, the file field ${SNAPSHOT_FIELD}.`;
 export const tooLargeMessage = (maxBytes: number) => `The snapshot exceeds the upload limit of ${maxBytes} bytes.`;
 export const DISK_FULL = 'The server has no disk space left for the snapshot; nothing of it was kept. Try again later.';
-/** The file system's codes for a full disk or a spent disk quota: a 507 as the account's quota is, not a fault. */
+/** The file system's codes for a full disk or a spent disk quota: a refusal (insufficientStorage) as the account's quota is, not a fault. */
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
-export type ReceivedUpload = { ok: true; fileName: string; fileSize: number } | { ok: false; status: 400 | 413 | 507; message: string };
+/**
+ * Why an upload is refused, as a registry failure (nothing of it is kept): the body (malformedBody,
+ * invalidRequest), the upload limit (payloadTooLarge), the account's quota (snapshotQuotaExceeded) or the
+ * server's disk (insufficientStorage). The spec's uploadSnapshot declares each of their statuses.
+ */
+export type UploadRefusal = PortolanError & {
+  code: 'malformedBody' | 'invalidRequest' | 'payloadTooLarge' | 'snapshotQuotaExceeded' | 'insufficientStorage';
+};
+
+/** The file received, or why the upload is refused. */
+export type ReceivedUpload = Result<{ fileName: string; fileSize: number }, UploadRefusal>;
 
 /**
- * Asked before the file grows past what was admitted so far: `true` to go on, or the message of a 507
- * (the account's quota). Synchronous `true` while within a reservation already made, so most chunks cost
+ * Asked before the file grows past what was admitted so far: `true` to go on, or the refusal (the
+ * account's quota). Synchronous `true` while within a reservation already made, so most chunks cost
  * nothing; a Promise when it must ask the store (the file waits meanwhile: backpressure).
  */
-export type AdmitBytes = (totalBytes: number) => true | Promise<true | string>;
+export type AdmitBytes = (totalBytes: number) => true | Promise<true | UploadRefusal>;
 
 export type ReceiveOptions = {
   contentType: string | undefined;
   /** The request body, unread. Left unpiped and flowing (its rest dropped) when the answer comes early. */
   stream: Readable;
-  /** The largest file accepted, in bytes; one byte more is 413. */
+  /** The largest file accepted, in bytes; one byte more is refused (payloadTooLarge). */
   maxBytes: number;
   /**
    * Called once, when the `snapshot` file part begins: where to write it (a file that must not exist
@@ -52,26 +63,26 @@ export const openNewFile: OpenFile = (path) => createWriteStream(path, { flags: 
  * arrives: never held whole in memory, and backpressure reaches the request (a slow disk slows the
  * client). Every way a body can go wrong is an answer, never an unhandled 'error' event:
  *
- * - the file grows past `maxBytes` -> 413 (busboy's `limit`, unhandled, would silently truncate it);
- * - `admit` refuses the next chunk (the account's quota) -> 507, before that chunk is written;
+ * - the file grows past `maxBytes` -> payloadTooLarge (busboy's `limit`, unhandled, would silently truncate it);
+ * - `admit` refuses the next chunk (the account's quota) -> its refusal, before that chunk is written;
  * - a body that is not multipart, malformed, cut short or whose stream fails (the client went away,
- *   the adapter's body limit) -> 400;
- * - no `snapshot` file part -> 400;
- * - any other part (another file, a second `snapshot`, a text field) -> 400: the spec's `SnapshotUpload`
- *   allows no other member, and a part nobody reads is not silently dropped.
+ *   the adapter's body limit) -> malformedBody;
+ * - no `snapshot` file part -> invalidRequest;
+ * - any other part (another file, a second `snapshot`, a text field) -> invalidRequest: the spec's
+ *   `SnapshotUpload` allows no other member, and a part nobody reads is not silently dropped.
  *
- * - the disk is full (ENOSPC, EDQUOT) -> 507; the caller removes what was written.
+ * - the disk is full (ENOSPC, EDQUOT) -> insufficientStorage; the caller removes what was written.
  *
  * Resolves once the written file is closed, whatever the outcome, so the caller may remove it at once.
  * Any other disk failure is not the client's fault: it rejects with that error.
  *
  * @example
  * const received = await receiveUpload({ contentType, stream, maxBytes, destination: async () => path });
- * if (!received.ok) return { status: received.status, message: received.message };
+ * if (!received.ok) return received; // its error: a registry code and message
  */
 export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> {
   const { stream: source, maxBytes } = options;
-  if (!/^multipart\/form-data\s*;/i.test(options.contentType ?? '')) return Promise.resolve(refusal(400, MALFORMED_MULTIPART));
+  if (!/^multipart\/form-data\s*;/i.test(options.contentType ?? '')) return Promise.resolve(refusal('malformedBody', MALFORMED_MULTIPART));
   let parser: busboy.Busboy;
   try {
     // fileSize one over the limit: busboy reports a file of exactly `fileSize` bytes as over it.
@@ -80,7 +91,7 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
       limits: { fileSize: maxBytes + 1, files: 1, fields: 0, fieldSize: 1024, parts: 2 },
     });
   } catch {
-    return Promise.resolve(refusal(400, MALFORMED_MULTIPART)); // no boundary, unparsable Content-Type
+    return Promise.resolve(refusal('malformedBody', MALFORMED_MULTIPART)); // no boundary, unparsable Content-Type
   }
 
   return new Promise<ReceivedUpload>((resolve, reject) => {
@@ -105,14 +116,14 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
       }
       void (file?.written ?? Promise.resolve(0)).catch(() => 0).then(() => ('ok' in outcome ? resolve(outcome) : reject(outcome.error)));
     };
-    const malformed = () => settle(refusal(400, MALFORMED_MULTIPART));
+    const malformed = () => settle(refusal('malformedBody', MALFORMED_MULTIPART));
 
     const finishIfDone = () => {
       if (!parsed || settled) return;
-      if (!file) return settle(refusal(400, MISSING_SNAPSHOT_FIELD));
+      if (!file) return settle(refusal('invalidRequest', MISSING_SNAPSHOT_FIELD));
       const { name, written } = file;
       written.then(
-        (size) => settle({ ok: true, fileName: name, fileSize: size }),
+        (size) => settle({ ok: true, value: { fileName: name, fileSize: size } }),
         () => (fileFailed === undefined ? malformed() : settle({ error: fileFailed })),
       );
     };
@@ -122,12 +133,12 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
       part.on('error', () => undefined);
       if (field !== SNAPSHOT_FIELD || file || settled) {
         part.resume();
-        settle(refusal(400, UNEXPECTED_PART));
+        settle(refusal('invalidRequest', UNEXPECTED_PART));
         return;
       }
-      part.on('limit', () => settle(refusal(413, tooLargeMessage(maxBytes))));
+      part.on('limit', () => settle(refusal('payloadTooLarge', tooLargeMessage(maxBytes))));
       const name = fileNameOf(info.filename);
-      const refuse = (message: string) => settle(refusal(507, message));
+      const refuse = (error: UploadRefusal) => settle(fail(error));
       file = {
         name,
         part,
@@ -152,7 +163,7 @@ export function receiveUpload(options: ReceiveOptions): Promise<ReceivedUpload> 
       else malformed();
     });
     // A text field, or parts past the limits: not the form the spec allows.
-    const unexpected = () => settle(refusal(400, UNEXPECTED_PART));
+    const unexpected = () => settle(refusal('invalidRequest', UNEXPECTED_PART));
     parser.on('field', unexpected).on('filesLimit', unexpected).on('fieldsLimit', unexpected).on('partsLimit', unexpected);
 
     source.on('error', malformed);
@@ -174,7 +185,7 @@ async function writeFile(
   destination: () => Promise<string>,
   onOwnFailure: (error: unknown) => void,
   admit: AdmitBytes,
-  refuse: (message: string) => void,
+  refuse: (error: UploadRefusal) => void,
   openFile: OpenFile,
 ): Promise<number> {
   let path: string;
@@ -213,10 +224,10 @@ async function writeFile(
   const out = openFile(path);
   const closed = new Promise<void>((resolve) => out.once('close', resolve));
   // The file system's own failures (they carry a syscall); not the part's error, which the pipeline passes on to `out`.
-  // A full disk is answered 507 (RFC 4918: the server cannot store what it needs to) and the caller removes the file.
+  // A full disk is a refusal (RFC 4918's 507: the server cannot store what it needs to) and the caller removes the file.
   out.on('error', (error: NodeJS.ErrnoException) => {
     if (error.syscall === undefined) return;
-    if (NO_SPACE.has(error.code ?? '')) refuse(DISK_FULL);
+    if (NO_SPACE.has(error.code ?? '')) refuse({ code: 'insufficientStorage', message: DISK_FULL });
     else onOwnFailure(error);
   });
   try {
@@ -235,4 +246,4 @@ export function fileNameOf(given: string | undefined): string {
   return [...name].slice(0, FILE_NAME_MAX).join('') || SNAPSHOT_FIELD;
 }
 
-const refusal = (status: 400 | 413 | 507, message: string): ReceivedUpload => ({ ok: false, status, message });
+const refusal = (code: UploadRefusal['code'], message: string): ReceivedUpload => fail({ code, message });

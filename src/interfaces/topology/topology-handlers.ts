@@ -1,9 +1,9 @@
 import type * as B from '../../../generated/topology/types.gen.ts';
-import type { HandlerResponse, TypedHandler } from '../../server/handler-types.ts';
+import { refusal, refuse, type TypedHandler } from '../../server/handler-types.ts';
 import type { DeviceInventory } from './device-inventory.ts';
 import type { Problem } from './topology-check.ts';
+import { invalidTopology, quote } from './topology-outcome.ts';
 import { KIND_LABEL, type Definition, type ObjectKind } from './topology-plan.ts';
-import type { Refusal } from './topology-outcome.ts';
 import type { TopologyService } from './topology-service.ts';
 import type { TaskRow } from './topology-store.ts';
 
@@ -23,12 +23,23 @@ const PATHS: Readonly<Record<Exclude<ObjectKind, 'topology'>, string>> = {
 };
 const INVENTORY_PATH = '/mgmt/shared/resolver/device-groups/cm-bigip-allBigIpDevices/devices';
 
-/** B's error body: `{code, message, referer, kind}`, never a piece of the request beyond a bounded name. */
-const failure = <S extends number>(status: S, message: string, referer: string | undefined, extra: object = {}) => ({
-  status,
-  body: { code: status, message, ...extra, ...(referer ? { referer } : {}), kind: ':resterrorresponse' as const },
-});
-const refused = (refusal: Refusal, referer: string | undefined) => failure(refusal.status, refusal.message, referer);
+/** The request of a read or delete of one object kind: the object's name in its path (the parameter's name differs by kind). */
+type ByName = { path: Record<string, string> };
+/** An object as a read answers it: its definition as stored, who uses it, where it is deployed. */
+type ObjectRecord = Record<string, unknown> & { usedBy: string[]; devices: string[]; unconfirmedDevices: string[]; selfLink: string };
+/** The error statuses every read (every delete) of an object kind declares: one handler serves them all. */
+type ReadErrors = Record<
+  keyof B.GetSslSettingsErrors & keyof B.GetSecurityPolicyErrors & keyof B.GetServiceChainErrors & keyof B.GetServiceErrors,
+  B.RestError
+>;
+type DeleteErrors = Record<
+  keyof B.DeleteTopologyErrors &
+    keyof B.DeleteSslSettingsErrors &
+    keyof B.DeleteSecurityPolicyErrors &
+    keyof B.DeleteServiceChainErrors &
+    keyof B.DeleteServiceErrors,
+  B.RestError
+>;
 
 const taskRecord = (task: TaskRow): B.TaskRecord => ({
   id: task.id,
@@ -45,37 +56,23 @@ const taskRecord = (task: TaskRow): B.TaskRecord => ({
 export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   const { service } = deps;
 
-  const createTopology: TypedHandler<B.CreateTopologyData, B.CreateTopologyResponses & B.CreateTopologyErrors> = async ({
-    body,
-    remoteAddress,
-  }) => {
+  const createTopology: TypedHandler<B.CreateTopologyData, B.CreateTopologyResponses, B.CreateTopologyErrors> = async ({ body }) => {
     const problems = await deps.check(body);
-    if (problems.length > 0) {
-      const count = problems.filter((p) => !p.message.startsWith('... and ')).length;
-      return failure(
-        400,
-        `Invalid topology request: ${problems.length === count ? count : `more than ${count}`} problem${count === 1 ? '' : 's'}.`,
-        remoteAddress,
-        { errors: problems },
-      );
-    }
+    if (problems.length > 0) return refusal(invalidTopology(problems));
     const outcome = await service.create(body);
-    if (!outcome.ok) return failure(409, outcome.refusal.message, remoteAddress);
+    if (!outcome.ok) return refusal(outcome.error);
     const record = taskRecord(outcome.value);
     return { status: 202, body: record, headers: { location: `/mgmt/cm/ssl-orch/tasks/api/${record.id}` } };
   };
 
-  const getTopologyTask: TypedHandler<B.GetTopologyTaskData, B.GetTopologyTaskResponses & B.GetTopologyTaskErrors> = async ({
-    params,
-    remoteAddress,
-  }) => {
+  const getTopologyTask: TypedHandler<B.GetTopologyTaskData, B.GetTopologyTaskResponses, B.GetTopologyTaskErrors> = async ({ params }) => {
     const task = await service.task(params.taskId);
-    return task ? { status: 200, body: taskRecord(task) } : failure(404, `Task '${params.taskId}' was not found.`, remoteAddress);
+    return task ? { status: 200, body: taskRecord(task) } : refuse('taskNotFound', `Task ${quote(params.taskId)} was not found.`);
   };
 
-  const getTopology: TypedHandler<B.GetTopologyData, B.GetTopologyResponses & B.GetTopologyErrors> = async ({ params, remoteAddress }) => {
+  const getTopology: TypedHandler<B.GetTopologyData, B.GetTopologyResponses, B.GetTopologyErrors> = async ({ params }) => {
     const found = await service.readTopology(params.topologyName);
-    if (!found) return failure(404, `Topology '${params.topologyName}' was not found.`, remoteAddress);
+    if (!found) return refuse('objectNotFound', `Topology ${quote(params.topologyName)} was not found.`);
     const definition = found.definition as Definition &
       Pick<B.TopologyRecord, 'name' | 'type' | 'sslSetting' | 'securityPolicy' | 'targetList'>;
     const body: B.TopologyRecord = {
@@ -90,30 +87,29 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
 
   /** GET of an object kind: its definition as stored, who uses it, where it is deployed. */
   const reader =
-    (kind: Exclude<ObjectKind, 'topology'>, param: string) =>
-    async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
-      const name = request.params[param]!;
+    (kind: Exclude<ObjectKind, 'topology'>, param: string): TypedHandler<ByName, { 200: ObjectRecord }, ReadErrors> =>
+    async ({ params }) => {
+      const name = params[param]!;
       const found = await service.read(kind, name);
-      if (!found) return failure(404, `${KIND_LABEL[kind]} '${name}' was not found.`, request.remoteAddress);
+      if (!found) return refuse('objectNotFound', `${KIND_LABEL[kind]} ${quote(name)} was not found.`);
       const { definition, usedBy, devices, unconfirmedDevices } = found;
       return { status: 200, body: { ...definition, usedBy, devices, unconfirmedDevices, selfLink: `${SELF}${PATHS[kind]}/${name}` } };
     };
   /**
    * DELETE of any kind: 204; 200 with a `DeleteResult` when devices no longer in the inventory were
-   * skipped (their tenants may still be there); or the refusal (404, 409 in use, 503 a device failed).
+   * skipped (their tenants may still be there); or the refusal (404, 409 in use or busy, 503 a device failed).
    */
   const deleter =
-    (kind: ObjectKind, param: string) =>
-    async (request: { params: Record<string, string>; remoteAddress?: string }): Promise<HandlerResponse> => {
-      const outcome = await service.remove(kind, request.params[param]!);
-      if (!outcome.ok) return refused(outcome.refusal, request.remoteAddress);
+    (kind: ObjectKind, param: string): TypedHandler<ByName, B.DeleteTopologyResponses, DeleteErrors> =>
+    async ({ params }) => {
+      const outcome = await service.remove(kind, params[param]!);
+      if (!outcome.ok) return refusal(outcome.error);
       const { skippedDevices, message } = outcome.value;
-      if (skippedDevices.length === 0) return { status: 204 };
-      const body: B.DeleteResult = { message, skippedDevices };
-      return { status: 200, body };
+      if (skippedDevices.length === 0) return { status: 204, body: undefined };
+      return { status: 200, body: { message, skippedDevices } };
     };
 
-  const listManagedDevices: TypedHandler<B.ListManagedDevicesData, B.ListManagedDevicesResponses & B.ListManagedDevicesErrors> = () => ({
+  const listManagedDevices: TypedHandler<B.ListManagedDevicesData, B.ListManagedDevicesResponses, B.ListManagedDevicesErrors> = () => ({
     status: 200,
     body: {
       items: deps.inventory.list().map((device) => ({

@@ -59,7 +59,7 @@ type Member = Readonly<Record<string, unknown>>;
  *
  * @example
  * const planned = planTenant('Sample_01', declaration.Sample_01, { deployed });
- * if (!planned.ok) return { code: 422, message: 'declaration failed', response: planned.message };
+ * if (!planned.ok) prepared.tenants.push([key, { kind: 'failed', text, message: planned.message }]); // prepared.ts
  */
 export function planTenant(tenantName: string, tenant: Readonly<Record<string, unknown>>, _context: PlanContext = {}): PlanResult {
   const stored = tenantWithDefaults(tenant);

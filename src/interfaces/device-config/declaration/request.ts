@@ -39,7 +39,7 @@ const DEPTH_MESSAGE = `should NOT be nested more than ${MAX_DEPTH} levels deep`;
  *
  * @example
  * const read = readDeployRequest(body, createSpecValidator(doc).at, { schemaMinimum: '3.0.0', schemaCurrent: '3.50.0' }, {});
- * if (!read.ok) return { status: 422, body: { code: 422, message: 'declaration is invalid', errors: read.errors } };
+ * if (!read.ok) return fail(invalidRequest(read.errors)); // appsvcs-outcome.ts: `declarationInvalid` carrying them
  */
 export function readDeployRequest(
   body: unknown,
