@@ -82,10 +82,11 @@ export const ruleset: RulesetDefinition = {
       then: { field: 'x-portolan-role', function: enumeration, functionOptions: { values: ROLES } },
     },
     'portolan-interface-letter': {
-      description: 'info.x-interface names the seed section (A to H).',
+      // One capital letter; that no two specs share one is checked across specs/ (readSpecCatalog, lint-specs.ts).
+      description: "info.x-interface is the interface's letter: one capital, A to Z (the seed's sections are A to H).",
       severity: 'error',
       given: '$.info',
-      then: { field: 'x-interface', function: pattern, functionOptions: { match: '^[A-H]$' } },
+      then: { field: 'x-interface', function: pattern, functionOptions: { match: '^[A-Z]$' } },
     },
     'portolan-error-schema': {
       description: "Every 4xx/5xx response uses that interface's error schema (x-portolan-error-schemas).",

@@ -33,6 +33,7 @@ t.test('the linter catches a broken spec and names each problem', async (t) => {
   t.ok(rules.has('spectral/oas3-unused-component'), 'an unused component');
   t.ok(rules.has('examples/example-invalid'), 'an example that breaks its schema');
   t.ok(rules.has('examples/named-examples'), 'an error response without a named example');
+  t.ok(rules.has('spectral/portolan-interface-letter'), 'an info.x-interface that is not one capital letter');
   const invalid = findings.find((f) => f.rule === 'example-invalid');
   t.equal(
     invalid?.pointer,

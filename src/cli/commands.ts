@@ -68,24 +68,30 @@ const DELEGATED: readonly { name: string; summary: string; run: (args: string[],
 async function runGenerate(args: string[], io: Io): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout.write(
-      'Usage: portolan generate [interface...]\n\nRegenerates generated/<interface>/ (types, SDK, compiled contract) from specs/<interface>.yaml; all interfaces when none is named.\n',
+      'Usage: portolan generate [interface...]\n\nRegenerates generated/<interface>/ (types, SDK, compiled contract) from specs/<interface>.yaml, all interfaces when none is named, and the catalog of interfaces and the client runtime the SDKs share.\n',
     );
     return 0;
   }
-  let generator: typeof import('../../scripts/generate.ts');
+  let generator: typeof import('../generate/index.ts');
   try {
-    generator = await import('../../scripts/generate.ts');
+    generator = await import('../generate/index.ts');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     io.stderr.write(
-      'portolan generate runs in a checkout of Portolan (it needs scripts/ and the devDependency @hey-api/openapi-ts): git clone, npm ci, then npm run generate.\n',
+      'portolan generate runs in a checkout of Portolan (it needs src/generate/ and the devDependency @hey-api/openapi-ts): git clone, npm ci, then npm run generate.\n',
     );
     return 2;
   }
-  const { INTERFACES } = await import('../lib/spec-catalog.ts');
-  const unknown = args.filter((name) => !INTERFACES.some((i) => i.name === name));
+  // The specs on disk, not the last generated catalog: a new spec is generated before the catalog knows it.
+  const catalog = generator.readSpecCatalog();
+  if (catalog.problems.length > 0) {
+    io.stderr.write(`${catalog.problems.join('\n')}\n`);
+    return 2;
+  }
+  const known = catalog.entries.map((e) => e.name);
+  const unknown = args.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    io.stderr.write(`Unknown interface ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${INTERFACES.map((i) => i.name).join(', ')}.\n`);
+    io.stderr.write(`Unknown interface ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${known.join(', ')}.\n`);
     return 2;
   }
   for (const name of await generator.generate(undefined, args)) io.stdout.write(`generated/${name}\n`);

@@ -3,10 +3,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INTERFACES } from '../src/lib/spec-catalog.ts';
-import { generate } from './generate.ts';
+import { INTERFACES } from '../lib/spec-catalog.ts';
+import { generate } from './index.ts';
 
-const committed = fileURLToPath(new URL('../generated/', import.meta.url));
+const committed = fileURLToPath(new URL('../../generated/', import.meta.url));
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
