@@ -1,6 +1,7 @@
 // Import direction rules (`npm run lint:imports`; `scripts/import-rules.test.ts` runs them in `npm test`).
 // Dependencies point one way: app -> server (the HTTP adapter) -> interfaces (handlers -> pure domain ->
-// store ports), with lib/ underneath everything (../shared/DESIGN.md, "Layout"). Paths are relative to
+// store ports); app -> gateway (a role whose stages run on the adapter) -> traffic (the proxy engine);
+// lib/ underneath everything (../shared/DESIGN.md, "Layout"; src/ARCHITECTURE.md). Paths are relative to
 // the directory depcruise runs in, so the same rules also run on the fixture tree of the test.
 import { fileURLToPath } from 'node:url';
 
@@ -27,7 +28,7 @@ const INTERFACE_EDGE = [
   '/test-helpers?/',
 ];
 
-/** Tests of traffic code, their fixtures, helpers and harnesses: they may start the whole system. */
+/** Tests of traffic and gateway code, their fixtures, helpers and harnesses: they may start the whole system. */
 const TRAFFIC_TEST_FILES = ['\\.test\\.ts$', '/fixtures/', '(^|/)test-[^/]*\\.ts$', '-harness\\.ts$'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -44,7 +45,7 @@ export default {
       name: 'server-imports-no-interface',
       comment:
         'src/server/ is the one HTTP adapter: it serves whatever modules the composition root (src/app/) hands it, ' +
-        'so it imports no interface, not the composition root, not a second adapter (src/gateway/) and not the ' +
+        'so it imports no interface, not the composition root, not the gateway role (src/gateway/) and not the ' +
         'traffic machinery (src/traffic/), which the composition root wires in.',
       severity: 'error',
       // Its tests run it inside the whole system (src/app/test-system.ts), as a user would.
@@ -63,12 +64,23 @@ export default {
     {
       name: 'traffic-imports-no-adapter',
       comment:
-        "src/traffic/ (pools, the health monitor, the proxy, the device's virtual servers) and src/gateway/ (the rate " +
-        'limiter, the gateway role) are traffic machinery: they answer nothing through the HTTP adapter, so they import ' +
-        'neither the adapter nor the composition root (tests aside).',
+        "src/traffic/ (pools, the health monitor, the proxy, the device's virtual servers) is traffic machinery: it " +
+        'answers nothing through the HTTP adapter, so it imports neither the adapter nor the composition root (tests aside).',
       severity: 'error',
-      from: { path: '^src/(gateway|traffic)/', pathNot: TRAFFIC_TEST_FILES },
+      // src/gateway/ is not held by it: the gateway's stages run on the adapter (gateway-imports-no-root below).
+      from: { path: '^src/traffic/', pathNot: TRAFFIC_TEST_FILES },
       to: { path: '^src/(server|app)/' },
+    },
+    {
+      name: 'gateway-imports-no-root',
+      comment:
+        "src/gateway/ is the gateway role: its stages run on the one HTTP adapter, so it may import the adapter's " +
+        'stage contract and request helpers (src/server/stages.ts, role-app types, body-policy, request-parsing); it ' +
+        'builds no server (src/server/http-adapter.ts) and does not reach into the composition root (src/app/), which ' +
+        'wires it (tests aside).',
+      severity: 'error',
+      from: { path: '^src/gateway/', pathNot: TRAFFIC_TEST_FILES },
+      to: { path: ['^src/app/', '^src/server/http-adapter\\.ts$'] },
     },
     {
       name: 'traffic-imports-no-role',
@@ -80,8 +92,19 @@ export default {
       to: { path: '^src/(gateway|interfaces)/' },
     },
     {
+      name: 'src-imports-no-scripts',
+      comment:
+        'scripts/ holds the build, benchmark and maintenance scripts that use src/; nothing in src/ (the package, its ' +
+        'tests included) imports them: what both need lives in src/ (e.g. src/lib/load-generator.ts).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^scripts/' },
+    },
+    {
       name: 'lib-imports-nothing-above',
-      comment: 'src/lib/ is underneath everything: errors, config, clock, ids, logger. It imports no layer above it.',
+      comment:
+        'src/lib/ is underneath everything: errors, config, clock, ids, logger, the one HTTP answer writer. It imports ' +
+        'no layer above it.',
       severity: 'error',
       from: { path: '^src/lib/' },
       to: { path: '^src/(interfaces|server|app|gateway|traffic)/' },

@@ -65,13 +65,16 @@ t.test('src/lib/ importing an interface, the adapter, the composition root, the 
   ]);
 });
 
+t.test('src/traffic/ importing the adapter or the composition root is reported; its tests are not', async (t) => {
+  t.same(reported('traffic-imports-no-adapter'), ['traffic-imports-no-adapter: src/traffic/balance.ts -> src/server/handler-types.ts']);
+});
+
 t.test(
-  'traffic code (src/gateway/, src/traffic/) importing the adapter or the composition root is reported; its tests are not',
+  "src/gateway/ importing the adapter's server or the composition root is reported; the stage contract and its tests are not",
   async (t) => {
-    t.same(reported('traffic-imports-no-adapter'), [
-      'traffic-imports-no-adapter: src/gateway/answering.ts -> src/app/compose.ts',
-      'traffic-imports-no-adapter: src/gateway/answering.ts -> src/server/handler-types.ts',
-      'traffic-imports-no-adapter: src/traffic/balance.ts -> src/server/handler-types.ts',
+    t.same(reported('gateway-imports-no-root'), [
+      'gateway-imports-no-root: src/gateway/answering.ts -> src/app/compose.ts',
+      'gateway-imports-no-root: src/gateway/answering.ts -> src/server/http-adapter.ts',
     ]);
   },
 );
@@ -83,18 +86,24 @@ t.test('src/traffic/ importing the gateway or an interface is reported; its test
   ]);
 });
 
+t.test('src/ importing scripts/ is reported', async (t) => {
+  t.same(reported('src-imports-no-scripts'), ['src-imports-no-scripts: src/lib/benchmarked.ts -> scripts/bench/tool.ts']);
+});
+
 t.test('the fixture tree breaks no rule beyond the ones listed above', async (t) => {
   const rules = [
     'no-circular',
     'server-imports-no-interface',
     'domain-imports-no-http',
     'traffic-imports-no-adapter',
+    'gateway-imports-no-root',
     'traffic-imports-no-role',
+    'src-imports-no-scripts',
     'lib-imports-nothing-above',
   ];
   t.same(
     inFixture.filter((line) => !rules.some((rule) => line.startsWith(`${rule}: `))),
     [],
   );
-  t.equal(inFixture.length, 20);
+  t.equal(inFixture.length, 21);
 });

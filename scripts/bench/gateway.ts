@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, percentile, runLoad } from './load-generator.ts';
+import { median, percentile, runLoad } from '../../src/lib/load-generator.ts';
 import { childProcesses } from './processes.ts';
 
 const { values } = parseArgs({

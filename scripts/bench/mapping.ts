@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import type { RecordedAnswer } from './baseline-replay.ts';
-import { median, percentile, runLoad } from './load-generator.ts';
+import { median, percentile, runLoad } from '../../src/lib/load-generator.ts';
 import { childProcesses } from './processes.ts';
 import { writeReadmeBlock } from './readme-block.ts';
 

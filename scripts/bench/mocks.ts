@@ -23,7 +23,7 @@ import { ROLE_NAMES, type RoleName } from '../../src/lib/roles.ts';
 import { portSettingOf, resolveMockPorts } from '../../mocks/mock-ports.ts';
 import { startMockFront } from '../../mocks/prism-front.ts';
 import { planMocks } from '../../mocks/prism-plan.ts';
-import { median } from './load-generator.ts';
+import { median } from '../../src/lib/load-generator.ts';
 import { startPrism, waitUntilListening } from './prism-cli-process.ts';
 import { writeReadmeBlock } from './readme-block.ts';
 

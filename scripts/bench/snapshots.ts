@@ -32,7 +32,7 @@ import { openSession, uploadSnapshotStream, type SnapshotSettings } from '../../
 import { evaluateSnapshot, extractSnapshot, loadRuleSetFile, readSnapshotFolder } from '../../src/interfaces/snapshots/engine/index.ts';
 import { packFolder } from '../../src/interfaces/snapshots/engine/test-archive.ts';
 import { HEALTHY_DIR } from '../../src/interfaces/snapshots/engine/test-snapshots.ts';
-import { median } from './load-generator.ts';
+import { median } from '../../src/lib/load-generator.ts';
 import { writeReadmeBlock } from './readme-block.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

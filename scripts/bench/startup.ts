@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findFreePorts } from '../../src/lib/free-ports.ts';
 import { ROLE_NAMES, type RoleName } from '../../src/lib/roles.ts';
-import { median } from './load-generator.ts';
+import { median } from '../../src/lib/load-generator.ts';
 import { childProcesses } from './processes.ts';
 import { writeReadmeBlock } from './readme-block.ts';
 

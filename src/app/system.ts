@@ -21,7 +21,7 @@ import { systemTimers, type Timers } from '../lib/timers.ts';
 import { createRoleApp, type RoleApp, type RoleInterface } from '../server/role-app.ts';
 import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
 import { createReferencePages } from '../server/reference-pages.ts';
-import { createGatewayStages } from './gateway-stages.ts';
+import { createGatewayStages } from '../gateway/gateway-stages.ts';
 import { createGatewayParts, type GatewayParts } from '../gateway/gateway-role.ts';
 import type { CounterStore } from '../gateway/rate-limit/index.ts';
 import { migrationsOf, MODULES } from './modules.ts';

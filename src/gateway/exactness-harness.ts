@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { runLoad } from '../../scripts/bench/load-generator.ts';
+import { runLoad } from '../lib/load-generator.ts';
 import { tempSqliteUrl } from '../app/test-system.ts';
 export { tempSqliteUrl };
 import type { TapTest } from '../lib/tap-test.ts';

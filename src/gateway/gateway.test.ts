@@ -7,7 +7,7 @@ import * as rateLimitSdk from '../../generated/rate-limit/sdk.gen.ts';
 import { createSpecValidator } from '../lib/spec-ajv.ts';
 import { loadSpec } from '../lib/spec-catalog.ts';
 import { startTestSystem } from '../app/test-system.ts';
-import { runLoad } from '../../scripts/bench/load-generator.ts';
+import { runLoad } from '../lib/load-generator.ts';
 import { postLargeJson, SENT_FIRST } from '../traffic/test-clients.ts';
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };

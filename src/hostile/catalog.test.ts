@@ -1,6 +1,7 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { INTERFACES } from '../lib/spec-catalog.ts';
 
 // The hostile-input cases live in this folder, one file per area, each test named `<case id>: <what it proves>`.
 // The README's security section lists every case with what it gets. This test keeps the two in step, so a case
@@ -9,13 +10,16 @@ import { join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const HERE = 'src/hostile';
-const CASE_ID = /^[A-HP]-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+// A case is named after its interface's letter (from the specs), or P for the request path every role shares.
+const LETTERS = `[${INTERFACES.map((i) => i.letter).join('')}P]`;
+const CASE_ID = new RegExp(`^${LETTERS}-[a-z0-9]+(?:-[a-z0-9]+)*$`);
+const DECLARED = new RegExp(`\\bt\\.test\\(\\s*(['"\`])(${LETTERS}-[a-z0-9-]+):`, 'g');
 
 /** Case ids declared by the tests of this folder, with the file each is in. */
 export function casesInTests(files: Array<{ path: string; text: string }>): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const { path, text } of files) {
-    for (const m of text.matchAll(/\bt\.test\(\s*(['"`])([A-HP]-[a-z0-9-]+):/g)) {
+    for (const m of text.matchAll(DECLARED)) {
       const id = m[2]!;
       found.set(id, [...(found.get(id) ?? []), path]);
     }

@@ -2,9 +2,9 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { drainWithin } from '../lib/drain.ts';
+import { writeAnswer, type Linger, type WireAnswer } from '../lib/answer-writer.ts';
 import hyperid from 'hyperid';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
 import type { CoreConfig } from '../lib/config.ts';
@@ -15,7 +15,8 @@ import type { ErrorRenderer } from './role-app.ts';
 import { runStages, type ConnectionControl, type Stage, type StageResponse } from './stages.ts';
 import { closeServer, listenOn } from './listen.ts';
 import { headRefusal, overflowRefusal, PARSER_HEADERS_COUNT, parserHeadLimit } from './head-limits.ts';
-import type { ReferencePages } from './reference-pages.ts';
+import { referencePagesStage, type ReferencePages } from './reference-pages.ts';
+import { metricsStage } from './metrics-stage.ts';
 
 /** What every listener sets on its clients (the settings of the same names). */
 export type ClientLimits = Pick<
@@ -42,7 +43,7 @@ export type RoleServerOptions = {
   timers?: Timers;
   /** How long an early answer waits for the rest of an unread request body before closing (default 5 s). */
   lingerMs?: number;
-  /** The role's API reference (/docs, /openapi/*; src/server/reference-pages.ts), answered before the stages; absent, those paths go to the stages. */
+  /** The role's API reference (/docs, /openapi/*; src/server/reference-pages.ts), a stage before the role's; absent, those paths go to the role's stages. */
   referencePages?: ReferencePages;
 };
 
@@ -64,16 +65,24 @@ const MALFORMED = { code: 'invalidRequest', message: 'The request is not valid H
 
 /**
  * The one HTTP adapter: the only code that touches sockets. It sets the client limits, gives every
- * request an id, runs the role's stages, writes what they answer (JSON, text, bytes or a stream),
- * and records one metric and one log line per request. Every failure becomes an answer in the role's
- * error shape; the process stays up.
+ * request an id, runs the stages (its own first: /metrics and the reference pages, then the role's),
+ * writes what they answer (JSON, text, bytes or a stream) through the one answer writer
+ * (src/lib/answer-writer.ts), and records one metric and one log line per request. Every failure
+ * becomes an answer in the role's error shape; the process stays up.
  */
 export function createRoleServer(options: RoleServerOptions): RoleServer {
   const nextId = hyperid({ urlSafe: true });
   const log = options.logger.child({ role: options.role });
   const { limits } = options;
   const timers = options.timers ?? systemTimers;
-  const lingerMs = options.lingerMs ?? 5000;
+  const linger: Linger = { timers, lingerMs: options.lingerMs ?? 5000 };
+  // Every role's own pages come first, outside any interface's contract (the gateway does not pass them to
+  // its pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and those paths go on).
+  const stages: readonly Stage[] = [
+    metricsStage(options.metrics, log),
+    ...(options.referencePages ? [referencePagesStage(options.referencePages, log)] : []),
+    ...options.stages,
+  ];
   // The request a socket is busy with, so a timeout knows whether an answer has begun.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
 
@@ -91,42 +100,6 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       const started = process.hrtime.bigint();
       const url = originForm(req.url ?? '/');
       const overLimit = headRefusal(limits, url, req.rawHeaders);
-      if (!overLimit && req.method === 'GET' && req.url === '/metrics') {
-        // Observability, not part of any interface's contract: answered before the stages.
-        try {
-          const text = await options.metrics.render();
-          res.writeHead(200, { 'content-type': options.metrics.contentType, 'content-length': Buffer.byteLength(text) });
-          res.end(text);
-        } catch (error) {
-          log.error({ err: error }, 'metrics could not be rendered');
-          res.writeHead(500).end();
-        }
-        return;
-      }
-      if (!overLimit && options.referencePages?.claims(req.url ?? '')) {
-        // Documentation, not part of any interface's contract either (the gateway does not pass it to its
-        // pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and these paths go to the stages).
-        const requestId = nextId();
-        await options.referencePages.answer(req, res).catch((error: unknown) => {
-          log.error({ err: error, requestId }, 'reference page could not be answered');
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        });
-        // One line like every request's, at debug: a browser loading /docs asks for a dozen files.
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        const path = (req.url ?? '/').split('?', 1)[0]!;
-        log.debug(
-          {
-            requestId,
-            method: req.method,
-            page: path.length > 200 ? `${path.slice(0, 200)}…` : path,
-            status: res.statusCode,
-            ms: Math.round(ms * 100) / 100,
-          },
-          'request',
-        );
-        return;
-      }
       const requestId = nextId();
       inFlight.set(req.socket, res);
       const aborted = new AbortController();
@@ -141,7 +114,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
         response = refusal('invalidRequest', 'The request target must be a path (origin-form) or an absolute URL.', req.headers);
       } else {
         try {
-          response = await runStages(options.stages, {
+          response = await runStages(stages, {
             method: req.method ?? 'GET',
             url,
             headers: req.headers,
@@ -149,6 +122,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
             body: req,
             requestId,
             remoteAddress: req.socket.remoteAddress,
+            localAddress: req.socket.localAddress,
             signal: aborted.signal,
             connection: connectionControl(req, log, requestId, timers),
           });
@@ -169,21 +143,23 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
         cut = 'client';
       } else {
         try {
-          const ended = await writeAnswer(req, res, response, requestId, { timers, lingerMs });
+          const ended = await answer(req, res, response, requestId);
           if (ended !== 'whole') cut = ended;
         } catch (error) {
           // An answer node:http refuses to write (an invalid header or status from a handler): a 500, the process stays up.
           log.error({ err: error, requestId, operationId: response.operationId }, 'answer could not be written');
           if (response.body instanceof Readable) response.body.destroy();
           if (res.headersSent) res.destroy();
-          else await writeAnswer(req, res, options.renderError(portolanError('internal'), req), requestId, { timers, lingerMs });
+          else await answer(req, res, options.renderError(portolanError('internal'), req), requestId);
           response = { ...response, status: 500 };
         }
       }
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
+      if (response.aside === 'silent') return;
+      if (!response.aside) options.metrics.observe(options.role, response.operationId, response.status, ms / 1000);
       // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
-      const level = response.operationId === 'getHealth' && response.status === 200 ? 'debug' : 'info';
+      const routine = response.aside === 'debug' || (response.operationId === 'getHealth' && response.status === 200);
+      const level = routine ? 'debug' : 'info';
       log[level](
         {
           requestId,
@@ -198,6 +174,18 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       );
     },
   );
+
+  /**
+   * Writes a stage's answer. A small body nobody read (a 401 or 415 to a short POST) is dropped first, so
+   * the connection can be kept; a large one is not waited for: the answer goes out at once and the
+   * connection closes (the writer lingers for the rest of it).
+   */
+  async function answer(req: IncomingMessage, res: ServerResponse, response: StageResponse, requestId: string) {
+    if (!req.complete && untouched(req) && Number(req.headers['content-length'] ?? Infinity) <= SMALL_BODY)
+      await drainWithin(req, linger.timers, linger.lingerMs);
+    return writeAnswer(req, res, wireAnswer(response, requestId), linger);
+  }
+
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.maxHeadersCount = PARSER_HEADERS_COUNT;
   server.maxConnections = limits.maxConnections;
@@ -264,68 +252,6 @@ function connectionControl(req: IncomingMessage, log: Logger, requestId: string,
   };
 }
 
-/** A reason phrase node:http writes as it is; any other is replaced by the standard one. */
-const SAFE_REASON = /^[\t\x20-\x7e]*$/;
-
-/**
- * Writes an answer to the socket and resolves `whole` once it is all written, or who cut it: the
- * `client` going away, or the `answer`'s streamed body failing midway. When the request's body was not read to
- * its end (an early answer: 401, 413, 415, or a pool member's), the connection closes after the
- * answer; before closing, the rest of the body is read and dropped for up to `lingerMs`, because a
- * client still sending when the socket closes gets a reset and may lose the answer it had received.
- */
-async function writeAnswer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  response: StageResponse,
-  requestId: string,
-  linger: { timers: Timers; lingerMs: number },
-): Promise<'whole' | 'client' | 'answer'> {
-  // A small body nobody read (a 401 or 415 to a short POST) is dropped first, so the connection can be
-  // kept; a large one is not waited for: the answer goes out at once and the connection closes.
-  if (!req.complete && untouched(req) && Number(req.headers['content-length'] ?? Infinity) <= SMALL_BODY)
-    await drainWithin(req, linger.timers, linger.lingerMs);
-  const bodyUnread = !req.complete;
-  const payload = response.body instanceof Readable ? undefined : payloadOf(response);
-  if (response.rawHeaders) {
-    const fields = bodyUnread ? [...response.rawHeaders, 'Connection', 'close'] : response.rawHeaders;
-    res.writeHead(
-      response.status,
-      response.statusText && SAFE_REASON.test(response.statusText) ? response.statusText : undefined,
-      fields as string[],
-    );
-  } else {
-    writeHead(res, response, requestId, bodyUnread, payload);
-  }
-  if (!(response.body instanceof Readable) && !bodyUnread) {
-    // The common case in one write: head and body together (a separate end() costs a second syscall).
-    if (!req.readableEnded) req.resume();
-    res.end(payload);
-    return 'whole';
-  }
-  // Which side failed first: the client closing, or the streamed body erroring (the other follows).
-  let cutBy: 'client' | 'answer' | undefined;
-  const onClose = () => (cutBy ??= 'client');
-  res.once('close', onClose);
-  try {
-    if (response.body instanceof Readable) {
-      response.body.once('error', () => (cutBy ??= 'answer'));
-      await pipeline(response.body, res, { end: false });
-    } else if (payload !== undefined) res.write(payload);
-  } catch {
-    // The answer has started: the only way to tell the client it is incomplete is to cut the connection.
-    res.destroy();
-    return cutBy ?? 'answer';
-  } finally {
-    res.off('close', onClose);
-  }
-  // Checked again: the client may have finished sending while a streamed answer was written.
-  if (!req.readableEnded && !req.complete) await drainWithin(req, linger.timers, linger.lingerMs);
-  else if (!req.readableEnded) req.resume();
-  res.end();
-  return 'whole';
-}
-
 /** Whether no stage started reading the request body (a stage that streams it is not waited on). */
 const untouched = (req: IncomingMessage) =>
   !req.readableDidRead && req.readableFlowing === null && req.listenerCount('readable') === 0 && req.listenerCount('data') === 0;
@@ -350,23 +276,27 @@ function payloadOf(response: HandlerResponse): string | Buffer | undefined {
   return JSON.stringify(body);
 }
 
-/** The head of an answer: its headers, the request id, and its media type and length when it has a body. */
-function writeHead(
-  res: ServerResponse,
-  response: HandlerResponse,
-  requestId: string,
-  bodyUnread: boolean,
-  payload = response.body instanceof Readable ? undefined : payloadOf(response),
-) {
-  const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
-  if (bodyUnread) headers.connection = 'close';
-  if (response.body instanceof Readable) {
-    headers['content-type'] ??= response.contentType ?? 'application/octet-stream';
-  } else {
-    if (payload !== undefined) {
-      headers['content-type'] = response.contentType ?? (Buffer.isBuffer(response.body) ? 'application/octet-stream' : 'application/json');
-      headers['content-length'] = String(Buffer.byteLength(payload));
-    }
+/**
+ * A stage's answer as the writer takes it. A passed-on answer keeps its fields as received and its reason
+ * phrase (an empty one gets the standard phrase); any other gets the request id, and its media type and
+ * length when it has a body.
+ */
+function wireAnswer(response: StageResponse, requestId: string): WireAnswer {
+  const body = response.body instanceof Readable ? response.body : payloadOf(response);
+  if (response.rawHeaders) {
+    return {
+      status: response.status,
+      ...(response.statusText ? { statusText: response.statusText } : {}),
+      headers: response.rawHeaders,
+      body,
+    };
   }
-  res.writeHead(response.status, headers as Record<string, string | string[]>);
+  const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
+  if (body instanceof Readable) {
+    headers['content-type'] ??= response.contentType ?? 'application/octet-stream';
+  } else if (body !== undefined) {
+    headers['content-type'] = response.contentType ?? (Buffer.isBuffer(response.body) ? 'application/octet-stream' : 'application/json');
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
+  return { status: response.status, headers, body };
 }

@@ -79,6 +79,22 @@ t.test('every role serves Prometheus metrics of its requests at /metrics', async
   }
 });
 
+t.test('a scrape and the reference pages are not counted in the request metrics, and a scrape is not logged', async (t) => {
+  const { lines, logger } = captureLogs();
+  const { system } = await startTestSystem(t, { logger });
+  const base = system.url('mapping');
+  await (await fetch(`${base}/docs`)).arrayBuffer();
+  await (await fetch(`${base}/metrics`)).text();
+  const text = await (await fetch(`${base}/metrics`)).text();
+  t.notMatch(text, /portolan_http_requests_total\{role="mapping",operation="none"/, 'neither the page nor the first scrape counted');
+  // The gateway's health monitor probes the mapping role meanwhile: its lines are not the test's.
+  const logged = lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => r.msg === 'request' && r.role === 'mapping' && r.operationId !== 'getHealth');
+  t.match(logged, [{ level: 20, page: '/docs', status: 200 }], 'the page in one line at debug; the scrapes in none');
+  t.equal(logged.length, 1);
+});
+
 t.test('graceful stop: /health turns 503 first, in-flight requests finish, then listeners close', async (t) => {
   let release: () => void = () => {};
   const slow = new Promise<void>((resolve) => (release = resolve));

@@ -7,9 +7,10 @@
 //                                   a strict Content-Security-Policy.
 // HEAD works wherever GET does; answers carry ETags (conditional GET gives 304) and are gzipped when
 // accepted. /docs/ redirects to /docs; anything else under /docs/ or /openapi/ is a 404, other methods a 405.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { representation, sendRepresentation, type Representation } from './reference-representation.ts';
+import type { Logger } from '../lib/logger.ts';
+import { representation, representationAnswer, type Representation } from './reference-representation.ts';
 import { renderSpec, type ReferenceSpec, type SpecFormat } from './reference-specs.ts';
+import type { Stage, StagedRequest, StageResponse } from './stages.ts';
 import { sharedSwaggerUiAssets, SWAGGER_UI_VERSION, type SwaggerUiAssets } from './swagger-ui-assets.ts';
 
 export type { ReferenceSpec } from './reference-specs.ts';
@@ -27,8 +28,8 @@ export type ReferencePagesOptions = {
 export type ReferencePages = {
   /** Whether a request target is one of the reference pages' (/docs, /docs/..., /openapi/...). */
   claims(url: string): boolean;
-  /** Answers a claimed request. */
-  answer(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** The answer to a claimed request (the adapter writes it). */
+  answer(request: PageRequest): Promise<StageResponse>;
 };
 
 /**
@@ -47,7 +48,10 @@ export const REFERENCE_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS: OutgoingHttpHeaders = {
+/** What of a request the pages read: never its body. */
+export type PageRequest = Pick<StagedRequest, 'method' | 'url' | 'headers' | 'localAddress'>;
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': REFERENCE_PAGE_CSP,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -99,27 +103,23 @@ export function createReferencePages(options: ReferencePagesOptions): ReferenceP
     return rep;
   };
 
-  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // No page reads a request body: one that comes with a body closes its connection after the answer,
-    // so a client sending gigabytes to /docs is not read to the end (node:http would drain it to keep it alive).
-    if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
-      res.setHeader('connection', 'close');
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return plain(req, res, 405, 'Only GET and HEAD are allowed here.', { allow: 'GET, HEAD' });
-    const path = pathOf(req.url ?? '/');
-    if (path === '/docs') return sendRepresentation(req, res, page(options, hostnameOf(req)), SECURITY_HEADERS);
-    if (path === '/docs/') return plain(req, res, 301, 'See /docs.', { location: '/docs' });
+  async function answer(request: PageRequest): Promise<StageResponse> {
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return plain(405, 'Only GET and HEAD are allowed here.', { allow: 'GET, HEAD' });
+    const path = pathOf(request.url);
+    if (path === '/docs') return representationAnswer(request, page(options, hostnameOf(request)), SECURITY_HEADERS);
+    if (path === '/docs/') return plain(301, 'See /docs.', { location: '/docs' });
     if (path.startsWith('/docs/')) {
       const name = path.slice('/docs/'.length);
       const own = Object.hasOwn(OWN_FILES, name) ? OWN_FILES[name] : undefined;
       const rep = own ?? (await assets.get(name));
-      if (rep) return sendRepresentation(req, res, rep, SECURITY_HEADERS);
+      if (rep) return representationAnswer(request, rep, SECURITY_HEADERS);
     } else {
       const match = /^\/openapi\/([a-z0-9-]+)\.(yaml|json)$/.exec(path);
       const rep = match ? await specRepresentation(match[1]!, match[2] as SpecFormat) : undefined;
-      if (rep) return sendRepresentation(req, res, rep, { ...SECURITY_HEADERS, 'access-control-allow-origin': '*' });
+      if (rep) return representationAnswer(request, rep, { ...SECURITY_HEADERS, 'access-control-allow-origin': '*' });
     }
-    return plain(req, res, 404, 'Not found.');
+    return plain(404, 'Not found.');
   }
 
   return {
@@ -162,14 +162,37 @@ function page(options: ReferencePagesOptions, hostname: string): Representation 
   return representation(html, 'text/html; charset=utf-8', 'no-cache');
 }
 
+/**
+ * The reference pages as the stage the adapter runs before the role's own (src/server/http-adapter.ts):
+ * it answers the paths the pages claim and passes on the rest. Its answers are not counted in the request
+ * metrics, and are logged at debug with their path.
+ */
+export function referencePagesStage(pages: ReferencePages, logger: Logger): Stage {
+  return async (request) => {
+    if (!pages.claims(request.url)) return undefined;
+    const path = pathOf(request.url);
+    const page = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    const response = await pages.answer(request).catch((error: unknown): StageResponse => {
+      logger.error({ err: error, requestId: request.requestId }, 'reference page could not be answered');
+      return { status: 500 };
+    });
+    // No page reads a request body: one that comes with a body closes its connection after the answer, so
+    // a client sending gigabytes to /docs is not kept alive (the adapter reads and drops the rest for its
+    // linger time at most, then closes).
+    const withBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    const headers = withBody ? { ...response.headers, connection: 'close' } : response.headers;
+    return { ...response, ...(headers ? { headers } : {}), aside: 'debug', log: { page } };
+  };
+}
+
 /** The host name the client used to reach this role (links to the other roles keep it, with their ports). */
-function hostnameOf(req: IncomingMessage): string {
+function hostnameOf(request: PageRequest): string {
   try {
-    if (req.headers.host) return new URL(`http://${req.headers.host}`).hostname;
+    if (request.headers.host) return new URL(`http://${request.headers.host}`).hostname;
   } catch {
     // A Host header that is no host: fall back to the address the connection came in on.
   }
-  const local = req.socket.localAddress ?? '127.0.0.1';
+  const local = request.localAddress ?? '127.0.0.1';
   return local.includes(':') ? `[${local}]` : local;
 }
 
@@ -178,15 +201,14 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-function plain(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void {
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    ...headers,
-    'content-type': 'text/plain; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  });
-  res.end(req.method === 'HEAD' ? undefined : text);
+/** A short text answer (on HEAD, node:http sends its head only). */
+function plain(status: number, text: string, headers: Readonly<Record<string, string>> = {}): StageResponse {
+  return {
+    status,
+    headers: { ...SECURITY_HEADERS, ...headers, 'cache-control': 'no-store' },
+    contentType: 'text/plain; charset=utf-8',
+    body: text,
+  };
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -1,10 +1,11 @@
 // One answer of the reference pages (src/server/reference-pages.ts) made once and sent many times: its
-// bytes, their gzip form, a strong ETag per form, its content type and caching; and the one writer of such
-// answers, with HEAD, conditional GET (304) and gzip when the client accepts it.
+// bytes, their gzip form, a strong ETag per form, its content type and caching; and the answer it makes to
+// a request, with HEAD, conditional GET (304) and gzip when the client accepts it (the adapter writes it).
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as zlibGzip } from 'node:zlib';
+import type { StageResponse } from './stages.ts';
 
 export type Representation = {
   body: Buffer;
@@ -47,36 +48,34 @@ export async function compressedRepresentation(
   return { ...rep, gzipped: await gzip(rep.body) };
 }
 
+/** What of a request decides which answer a representation makes. */
+export type RepresentationRequest = { method: string; headers: IncomingHttpHeaders };
+
 /**
- * Writes a representation: 304 when `If-None-Match` names its ETag, the gzipped form when the client
- * accepts gzip, no body on HEAD. `headers` are added to every answer (the page's security headers).
+ * The answer a representation makes (the adapter writes it): 304 when `If-None-Match` names its ETag,
+ * the gzipped form when the client accepts gzip. `headers` are added to every answer (the page's
+ * security headers). On HEAD the body is still given: it sets Content-Length, and node:http sends no body.
  */
-export function sendRepresentation(
-  req: IncomingMessage,
-  res: ServerResponse,
+export function representationAnswer(
+  request: RepresentationRequest,
   rep: Representation,
-  headers: OutgoingHttpHeaders = {},
-): void {
-  const gzip = rep.gzipped !== undefined && acceptsGzip(req.headers['accept-encoding']);
+  headers: Readonly<Record<string, string>> = {},
+): StageResponse {
+  const gzip = rep.gzipped !== undefined && acceptsGzip(request.headers['accept-encoding']);
   const etag = gzip ? `${rep.etag.slice(0, -1)}-gz"` : rep.etag;
-  const common: OutgoingHttpHeaders = {
+  const common: Record<string, string> = {
     ...headers,
     etag,
     'cache-control': rep.cacheControl,
     ...(rep.gzipped ? { vary: 'Accept-Encoding' } : {}),
   };
-  if (matchesEtag(req.headers['if-none-match'], etag)) {
-    res.writeHead(304, common).end();
-    return;
-  }
-  const body = gzip ? rep.gzipped! : rep.body;
-  res.writeHead(200, {
-    ...common,
-    'content-type': rep.contentType,
-    'content-length': body.length,
-    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
+  if (matchesEtag(request.headers['if-none-match'], etag)) return { status: 304, headers: common };
+  return {
+    status: 200,
+    headers: gzip ? { ...common, 'content-encoding': 'gzip' } : common,
+    contentType: rep.contentType,
+    body: gzip ? rep.gzipped! : rep.body,
+  };
 }
 
 /** Whether an `If-None-Match` list names `etag` (weak comparison, RFC 9110 13.1.2), or is `*`. */

@@ -13,6 +13,8 @@ export type StagedRequest = IncomingRequest & {
   /** The header fields as received, names in their case, in order (`[name, value, ...]`). */
   rawHeaders: readonly string[];
   remoteAddress: string | undefined;
+  /** The address the connection came in on (the reference pages' links use it when a request has no Host). */
+  localAddress?: string | undefined;
   /** Aborted when the client goes away before its answer was written. */
   signal: AbortSignal;
   connection: ConnectionControl;
@@ -27,6 +29,12 @@ export type StageResponse = RoleResponse & {
   rawHeaders?: readonly string[];
   statusText?: string;
   log?: Readonly<Record<string, unknown>>;
+  /**
+   * Set on the answers about the role rather than of its operations (/metrics, the reference pages):
+   * they are not counted in the request metrics (a scrape would count itself), and their log line is
+   * at `debug` (a browser loading /docs asks for a dozen files) or there is none (`silent`: /metrics).
+   */
+  aside?: 'debug' | 'silent';
 };
 
 /**

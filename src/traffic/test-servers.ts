@@ -12,7 +12,7 @@ import { captureLogs } from '../lib/test-logger.ts';
 import { loadConfig } from '../app/config.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { createRoleServer } from '../server/http-adapter.ts';
-import { passOnStage } from '../app/gateway-stages.ts';
+import { passOnStage } from '../gateway/gateway-stages.ts';
 
 export async function listen<S extends Server | ReturnType<typeof createNetServer>>(t: TapTest, server: S, sockets: Set<Socket>) {
   server.on('connection', (socket: Socket) => {

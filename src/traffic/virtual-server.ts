@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
-import { isWritable, writeJsonError, writeMemberAnswer } from './answer-writer.ts';
+import { isWritable, writeAnswer, type WireAnswer } from '../lib/answer-writer.ts';
 import { createHopMarker, type HopMarker } from './hop-marker.ts';
 import type { Pool } from './pool.ts';
 import { createProxy, type ReverseProxy, type ProxyAnswer } from './proxy.ts';
@@ -136,17 +136,18 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
     let failure: RequestFailure | undefined;
     if (answer === undefined) {
       [status, failure] = [400, 'bad_target'];
-      await writeJsonError(req, res, status, 'The request target must be a path or an absolute URL.', linger);
+      await writeAnswer(req, res, jsonError(status, 'The request target must be a path or an absolute URL.'), linger);
     } else if (answer.kind === 'answer' && isWritable(answer.headers)) {
       status = answer.status;
-      const outcome = await writeMemberAnswer(req, res, answer, linger);
+      // The member's status line and fields unchanged (its reason phrase too, even an empty one), body streamed.
+      const outcome = await writeAnswer(req, res, answer, linger);
       if (outcome !== 'whole') failure = outcome === 'client' ? 'client_closed' : 'answer_cut';
     } else if (answer.kind === 'cancelled') {
       [status, failure] = [499, 'client_closed'];
     } else {
       const [code, reason, message] = failureOf(answer);
       [status, failure] = [code, reason];
-      await writeJsonError(req, res, status, message, linger);
+      await writeAnswer(req, res, jsonError(status, message), linger);
     }
 
     const connection = connections.get(req.socket) ?? { ends: endsOf(req.socket), read: 0, written: 0 };
@@ -200,6 +201,12 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
       return closing;
     },
   };
+}
+
+/** The data plane's own answer (no member, or none answered): `{"code":status,"message":...}` as JSON. */
+function jsonError(status: number, message: string): WireAnswer {
+  const payload = JSON.stringify({ code: status, message });
+  return { status, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }, body: payload };
 }
 
 /** What the client is answered when no member gave an answer that can be passed on. */

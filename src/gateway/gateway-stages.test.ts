@@ -1,7 +1,7 @@
 import t from 'tap';
 import { connect } from 'node:net';
 import { request as send } from 'undici';
-import { startTestSystem } from './test-system.ts';
+import { startTestSystem } from '../app/test-system.ts';
 
 // The gateway's stages on the one adapter: what the pool member answers early reaches the client at once.
 

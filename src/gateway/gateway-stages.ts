@@ -4,10 +4,10 @@ import type { RoleApp, ErrorRenderer } from '../server/role-app.ts';
 import type { Stage, StageResponse, StagedRequest } from '../server/stages.ts';
 import { hasBody } from '../server/body-policy.ts';
 import { splitTarget } from '../server/request-parsing.ts';
-import { isRegistrationRequest, type RegistrationRoute } from '../gateway/registration-route.ts';
-import { authorizationFields, readBearerToken, type RateLimiter } from '../gateway/rate-limit/index.ts';
+import { isWritable } from '../lib/answer-writer.ts';
+import { isRegistrationRequest, type RegistrationRoute } from './registration-route.ts';
+import { authorizationFields, readBearerToken, type RateLimiter } from './rate-limit/index.ts';
 import type { ReverseProxy } from '../traffic/index.ts';
-import { isWritable } from '../traffic/answer-writer.ts';
 
 /** What the gateway needs of the rate limiter (E): one decision per request. */
 export type GatewayLimiter = Pick<RateLimiter, 'check'>;

@@ -22,7 +22,8 @@ export type LoadResult = {
 /**
  * A closed-loop load generator over keep-alive connections: `concurrency` requests in flight at
  * all times until `requests` have been answered. Used by the gateway's exactness tests and by the
- * benchmarks, so both measure the same way.
+ * benchmarks (scripts/bench/), so both measure the same way; it lives in src/ because nothing in
+ * src/ imports scripts/.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const perTarget = Math.max(1, Math.ceil(options.concurrency / options.targets.length));
