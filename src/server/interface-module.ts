@@ -80,7 +80,7 @@ export type InterfaceModule<TConfig = CoreConfig> = {
   specFile?: string;
   /** The module's own settings (declared beside it; they join `--help`, the README and the config type). */
   settings?: readonly Setting[];
-  /** Settings declared elsewhere that this module reads (typed into its context; checked at start that they are served). */
+  /** Settings declared elsewhere that this module reads (typed into its context; a test checks that some module or the core declares them). */
   reads?: readonly Setting[];
   /** Schema changes, each with a version unique across modules (checked as a set at start). */
   migrations?: readonly Migration[];

@@ -65,7 +65,7 @@ const resultMembers = (applied: Applied): [string, string][] => [
 ];
 
 /** An operation's results as answered: its result text, or (no tenant as asked) `declarationFailed` carrying them. */
-export function appliedOutcome(applied: Applied): Result<{ kind: 'done' | 'partial'; json: string }, CodedError<'declarationFailed'>> {
+function appliedOutcome(applied: Applied): Result<{ kind: 'done' | 'partial'; json: string }, CodedError<'declarationFailed'>> {
   if (applied.kind === 'failed') return fail(codedError('declarationFailed', undefined, resultMembers(applied)));
   return ok({ kind: applied.kind, json: objectText(resultMembers(applied)) });
 }

@@ -5,7 +5,7 @@ import type { ErrorRenderer } from '../../server/role-app.ts';
 const ERROR_NAMES: Partial<Record<ErrorCode, string>> = { counterStoreUnavailable: 'Internal Server Error' };
 
 /** A registry code in words (`invalidRequest` -> `invalid request`), as the seed's `invalid user credentials`. */
-export const errorName = (code: ErrorCode) => ERROR_NAMES[code] ?? code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+const errorName = (code: ErrorCode) => ERROR_NAMES[code] ?? code.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 
 /** The gateway's shape `{error, error-message}` (E, H and the gateway's own answers). */
 export const renderGatewayError: ErrorRenderer = (e) => ({
