@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { isRelayedBody, relayedToReadable } from '../src/lib/relayed-body.ts';
 import type { HandlerResponse } from '../src/server/handler-types.ts';
 import { NO_CONNECTION, type StagedRequest, type StageResponse } from '../src/server/stages.ts';
 
@@ -42,7 +43,8 @@ export function toFetchResponse(response: HandlerResponse & Pick<StageResponse, 
       const name = response.rawHeaders[i]!;
       if (!FRAMING.has(name.toLowerCase())) fields.append(name, response.rawHeaders[i + 1] ?? '');
     }
-    const stream = response.body instanceof Readable ? (Readable.toWeb(response.body) as ReadableStream<Uint8Array>) : null;
+    const source = isRelayedBody(response.body) ? relayedToReadable(response.body) : response.body;
+    const stream = source instanceof Readable ? (Readable.toWeb(source) as ReadableStream<Uint8Array>) : null;
     return new Response(NULL_BODY.has(response.status) ? null : stream, {
       status: response.status,
       ...(response.statusText ? { statusText: response.statusText } : {}),

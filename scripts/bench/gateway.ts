@@ -1,108 +1,305 @@
-// Benchmark (not a test): the gateway proxying to the mapping role with the limiter on, against the
-// same with the limiter off, against a minimal node:http proxy - all measured in this one run, on
-// this machine, with the same load generator. Goal (issue 4): the limiter costs under 10 % of
-// throughput, and the gateway reaches at least 0.7x the baseline proxy.
+// Benchmark (not a test) of the data path (issue 22): GET /api/vessels through a proxy to a mapping-role
+// member in a process of its own. The proxies, each in its own process and measured in this one run with
+// the same load: a bare node:http reverse proxy (scripts/bench/baseline-proxy.ts, the 1.00x), HAProxy and
+// nginx as anchors (scripts/bench/anchors.ts; installed from Debian when missing), and the Portolan gateway
+// with its limiter off, on with the memory store, SQLite and Redis counters, and with the memory store at
+// the default log level (info; every other row runs silent), plus the mapping role direct. Load: autocannon
+// in its own process (scripts/bench/load.ts), keep-alive, every request with one of 1000 bearer tokens in
+// turn (so the limiter counts each request, spread over 1000 windows, and limits none); interleaved rounds,
+// medians; CPU per request of the process under test from /proc. A first row shows the load generator's
+// headroom: autocannon against a trivial node:http server.
 //
-//   npm run bench:gateway [-- --requests 20000 --concurrency 64 --rounds 3 --redis redis://127.0.0.1:6379|none]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+//   npm run bench:gateway [-- --duration 5 --connections 50 --rounds 3 --warmup 1 --path /api/vessels
+//                            --redis redis://127.0.0.1:6379|none --no-anchors --cpu-prof <dir> --no-readme]
+//
+// Writes its table into the README (`<!-- bench:gateway -->`) unless --no-readme or --cpu-prof. --cpu-prof <dir>
+// starts every gateway process with `node --cpu-prof --cpu-prof-dir=<dir>` (one profile per configuration,
+// written when it stops); read one with `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, percentile, runLoad } from '../../src/lib/load-generator.ts';
-import { childProcesses } from './processes.ts';
+import { ensureAnchor, startAnchors, type AnchorKind } from './anchors.ts';
+import { measureLoad, type LoadResult } from './load.ts';
+import { childProcesses, type StartOptions } from './processes.ts';
+import { writeReadmeBlock } from './readme-block.ts';
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
-    requests: { type: 'string', default: '20000' },
-    concurrency: { type: 'string', default: '64' },
-    path: { type: 'string', default: '/api/vessels' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1' },
+    path: { type: 'string', default: '/api/vessels' },
+    tokens: { type: 'string', default: '1000' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    anchors: { type: 'boolean', default: true },
+    'cpu-prof': { type: 'string' },
+    readme: { type: 'boolean', default: true },
   },
 });
-const REQUESTS = Number(values.requests);
-const CONCURRENCY = Number(values.concurrency);
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
+const WARMUP = Number(values.warmup);
 const PATH = values.path!;
+const TOKENS = Number(values.tokens);
 const REDIS = values.redis === 'none' ? undefined : values.redis!;
-const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-'));
-const children = childProcesses();
-const portolan = (roles: string, env: Record<string, string>, role: string) => children.portolan(roles, env, role);
+const PROFILE_DIR = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
+for (const [name, value] of Object.entries({ duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS, tokens: TOKENS }))
+  if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
 
-type Row = { name: string; rps: number; p99: number; errors: number };
-
-async function measure(name: string, url: string, headers: (i: number) => Record<string, string> | undefined): Promise<Row> {
-  await runLoad({ targets: [url], requests: 2000, concurrency: CONCURRENCY, request: () => ({ path: PATH }) }); // warm-up
-  const result = await runLoad({
-    targets: [url],
-    requests: REQUESTS,
-    concurrency: CONCURRENCY,
-    request: (i) => {
-      const h = headers(i);
-      return h ? { path: PATH, headers: h } : { path: PATH };
-    },
-  });
-  const errors = [...result.byStatus].filter(([status]) => status !== 200).reduce((sum, [, n]) => sum + n, 0);
-  return { name, rps: REQUESTS / result.seconds, p99: percentile(result.latenciesMs, 99), errors };
+/** The commit measured, and whether the working tree differs from it. */
+function revision(): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return 'commit unknown';
+  return `commit ${head.stdout.trim()}${git('status', '--porcelain', '--untracked-files=no').stdout.trim() ? ' with uncommitted changes' : ''}`;
 }
 
+/** Whether a Redis server answers PING at `url` (within 2 s). */
+async function redisAnswers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port || 6379), hostname || '127.0.0.1');
+  socket.setTimeout(2000, () => socket.destroy());
+  try {
+    await once(socket, 'connect');
+    socket.write('PING\r\n');
+    const [data] = (await once(socket, 'data')) as [Buffer];
+    return data.toString().startsWith('+PONG');
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
+}
+
+/** A trivial node:http server answering `ok`: what the load generator can push at most on this machine. */
+const TRIVIAL_SERVER = `
+import { createServer } from 'node:http';
+const server = createServer((req, res) => res.end('ok'));
+server.listen(0, '127.0.0.1', () => console.log('READY http://127.0.0.1:' + server.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+type Kind = 'headroom' | 'baseline' | 'anchor' | 'gateway' | 'direct';
+type Target = { key: string; label: string; kind: Kind; url?: string; pids: number[]; skipped?: string };
+type Row = Target & { results: LoadResult[] };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-gateway-'));
+const children = childProcesses();
+const anchors = startAnchors(dir);
+let exitCode = 0;
 try {
-  const mapping = await portolan(
+  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+  const targets: Target[] = [];
+  const trivial = await children.start(['--input-type=module', '-e', TRIVIAL_SERVER], {}, /^READY (\S+)/);
+  targets.push({
+    key: 'trivial',
+    label: 'load generator headroom: autocannon vs a trivial node:http server (answers `ok`)',
+    kind: 'headroom',
+    url: trivial,
+    pids: [children.pidOf(trivial)],
+  });
+
+  const mapping = await children.portolan(
     'mapping',
     { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}` },
     'mapping',
   );
   const member = new URL(mapping).host;
   const baseline = await children.start(['scripts/bench/baseline-proxy.ts'], { UPSTREAM: member }, /^READY (\S+)/);
-  const gatewayEnv = (name: string, enabled: boolean, store = 'memory') => ({
-    PORTOLAN_GATEWAY_PORT: '0',
-    PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${name}.db`)}`,
-    PORTOLAN_POOL_MEMBERS: member,
-    PORTOLAN_RATE_LIMIT_ENABLED: String(enabled),
-    PORTOLAN_RATE_LIMIT_LIMIT: '1000000000',
-    PORTOLAN_RATE_LIMIT_STORE: store,
-    PORTOLAN_RATE_LIMIT_REDIS_KEY_PREFIX: `bench:${process.pid}:`,
+  targets.push({
+    key: 'baseline',
+    label: 'bare node:http reverse proxy (baseline)',
+    kind: 'baseline',
+    url: baseline,
+    pids: [children.pidOf(baseline)],
   });
-  const limiterOn = await portolan('gateway', gatewayEnv('memory', true), 'gateway');
-  const limiterOff = await portolan('gateway', gatewayEnv('off', false), 'gateway');
-  const limiterSqlite = await portolan('gateway', gatewayEnv('sqlite', true, `sqlite:${join(dir, 'counters.db')}`), 'gateway');
-  const limiterRedis = REDIS ? await portolan('gateway', gatewayEnv('redis', true, REDIS), 'gateway') : undefined;
-  // 1000 tokens in turn: every request is counted, none is limited.
-  const bearer = (i: number) => ({ authorization: `Bearer bench-token-${i % 1000}` });
 
-  const rounds: Row[][] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    // Interleaved rounds, so a slow moment of the machine does not land on one configuration only.
-    rounds.push([
-      await measure('baseline node:http proxy', baseline, () => undefined),
-      await measure('gateway, limiter off', limiterOff, bearer),
-      await measure('gateway, limiter on (memory)', limiterOn, bearer),
-      await measure('gateway, limiter on (SQLite file)', limiterSqlite, bearer),
-      ...(limiterRedis ? [await measure('gateway, limiter on (Redis)', limiterRedis, bearer)] : []),
-      await measure('mapping role direct (no proxy)', mapping, () => undefined),
-    ]);
+  const anchorLabels: Record<AnchorKind, string> = {
+    haproxy: 'HAProxy{v}, one thread (`nbthread 1`), `http-reuse always`, keep-alive to the member',
+    nginx: 'nginx{v}, one worker, upstream keepalive',
+  };
+  for (const kind of ['haproxy', 'nginx'] as const) {
+    const label = anchorLabels[kind].replace('{v}', '');
+    if (!values.anchors) {
+      targets.push({ key: kind, label, kind: 'anchor', pids: [], skipped: 'skipped (--no-anchors)' });
+      continue;
+    }
+    const ready = ensureAnchor(kind, log);
+    if (!ready.ok) {
+      log(`bench:gateway: ${ready.why}; the ${kind} row is skipped.`);
+      targets.push({ key: kind, label, kind: 'anchor', pids: [], skipped: `skipped: ${ready.why}` });
+      continue;
+    }
+    const anchor = await anchors
+      .start(kind, { member, path: PATH, version: ready.version, connections: CONNECTIONS })
+      .catch((error: Error) => error);
+    if (anchor instanceof Error) {
+      log(`bench:gateway: ${anchor.message}; the ${kind} row is skipped.`);
+      targets.push({
+        key: kind,
+        label,
+        kind: 'anchor',
+        pids: [],
+        skipped: `skipped: ${kind} did not start (${anchor.message.split('\n')[0]})`,
+      });
+      continue;
+    }
+    targets.push({
+      key: kind,
+      label: anchorLabels[kind].replace('{v}', ` ${anchor.version}`),
+      kind: 'anchor',
+      url: anchor.url,
+      pids: anchor.workerPids,
+    });
   }
-  const names = rounds[0]!.map((r) => r.name);
-  const rows = names.map((name, k) => ({
-    name,
-    rps: median(rounds.map((r) => r[k]!.rps)),
-    p99: median(rounds.map((r) => r[k]!.p99)),
-    errors: rounds.reduce((sum, r) => sum + r[k]!.errors, 0),
-  }));
-  const base = rows[0]!.rps;
-  const off = rows[1]!.rps;
-  console.log(
-    `GET ${PATH}, ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds, node ${process.version}`,
+
+  const profiled = (name: string): StartOptions =>
+    PROFILE_DIR
+      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=gateway-${name}-${process.pid}.cpuprofile`] }
+      : {};
+  const gateway = async (key: string, label: string, env: Record<string, string>) => {
+    const url = await children.portolan(
+      'gateway',
+      {
+        PORTOLAN_GATEWAY_PORT: '0',
+        PORTOLAN_DATABASE: `sqlite:${join(dir, `gateway-${key}.db`)}`,
+        PORTOLAN_POOL_MEMBERS: member,
+        PORTOLAN_RATE_LIMIT_ENABLED: 'true',
+        PORTOLAN_RATE_LIMIT_STORE: 'memory',
+        // Never limited: every request is counted, none refused.
+        PORTOLAN_RATE_LIMIT_LIMIT: '1000000000',
+        // A counter store counts as down (and the outage policy, memory, would count instead) only when it is
+        // silent this long: the SQLite and Redis rows measure their store, not the fallback.
+        PORTOLAN_RATE_LIMIT_STORE_TIMEOUT_MS: '1000',
+        ...env,
+      },
+      'gateway',
+      profiled(key),
+    );
+    targets.push({ key, label, kind: 'gateway', url, pids: [children.pidOf(url)] });
+  };
+  await gateway('off', 'Portolan gateway, limiter off', { PORTOLAN_RATE_LIMIT_ENABLED: 'false' });
+  await gateway('memory', `gateway, limiter memory, ${TOKENS} rotating tokens`, {});
+  await gateway('sqlite', 'gateway, limiter SQLite counters (file)', { PORTOLAN_RATE_LIMIT_STORE: `sqlite:${join(dir, 'counters.db')}` });
+  if (REDIS && (await redisAnswers(REDIS))) {
+    await gateway('redis', 'gateway, limiter Redis counters', {
+      PORTOLAN_RATE_LIMIT_STORE: REDIS,
+      PORTOLAN_RATE_LIMIT_REDIS_KEY_PREFIX: `bench:gateway:${process.pid}:${Date.now()}:`,
+    });
+  } else {
+    const why = REDIS ? `skipped: no Redis answers at ${REDIS}` : 'skipped (--redis none)';
+    if (REDIS) log(`bench:gateway: no Redis answers PING at ${REDIS}; the Redis row is skipped.`);
+    targets.push({ key: 'redis', label: 'gateway, limiter Redis counters', kind: 'gateway', pids: [], skipped: why });
+  }
+  await gateway('info', 'gateway, limiter memory, log level info (the default; every other row: silent)', { PORTOLAN_LOG_LEVEL: 'info' });
+  targets.push({ key: 'direct', label: 'mapping role direct (no proxy)', kind: 'direct', url: mapping, pids: [children.pidOf(mapping)] });
+
+  const load = (url: string, durationSeconds: number, pids: number[] = []) =>
+    measureLoad({ url, path: PATH, connections: CONNECTIONS, durationSeconds, rotateBearer: TOKENS }, pids);
+  const live = targets.filter((t) => t.url);
+  // Warm-up: every process JIT-compiles its path (and the load generator its own) before a figure is kept.
+  if (WARMUP > 0) for (const target of live) await load(target.url!, WARMUP);
+  const rows: Row[] = targets.map((t) => ({ ...t, results: [] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    // Interleaved rounds: a slow moment of the machine does not land on one configuration only.
+    for (const row of rows) {
+      if (!row.url) continue;
+      const result = await load(row.url, DURATION, row.pids);
+      row.results.push(result);
+      log(
+        `round ${round + 1}/${ROUNDS} ${row.key}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, ` +
+          `${result.cpuUsPerRequest?.toFixed(0)} µs CPU/request, non-2xx ${result.non2xx}, errors ${result.errors}`,
+      );
+    }
+  }
+
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const rps = (key: string) => {
+    const row = rows.find((r) => r.key === key);
+    return row?.results.length ? median(row.results.map((r) => r.rps)) : undefined;
+  };
+  const base = rps('baseline')!;
+  const haproxy = rps('haproxy');
+  const ratio = (x: number, of: number | undefined) => (of ? (x / of).toFixed(2) : 'n/a');
+  const lines = [
+    `GET ${PATH} through each proxy to a mapping-role member in its own process; autocannon in its own process, ` +
+      `\`-c ${CONNECTIONS} -d ${DURATION}\`, keep-alive, each request with one of ${TOKENS} bearer tokens in turn; ` +
+      `${ROUNDS} interleaved round${ROUNDS === 1 ? '' : 's'} after a ${WARMUP} s warm-up each, medians; CPU per request of the process under test ` +
+      `(HAProxy: its one process; nginx: its worker) from /proc. Log level silent and no access log except where the row says info. ` +
+      `${revision()}, node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '| configuration | req/s | p99 ms | x baseline | x HAProxy | CPU µs/request | non-2xx / errors |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    if (!row.results.length) {
+      lines.push(`| ${row.label} | ${row.skipped ?? 'skipped'} | | | | | |`);
+      continue;
+    }
+    const r = median(row.results.map((x) => x.rps));
+    const p99 = median(row.results.map((x) => x.p99Ms));
+    const cpu = median(row.results.map((x) => x.cpuUsPerRequest ?? Number.NaN));
+    const bad = row.results.reduce((sum, x) => sum + x.non2xx, 0);
+    const errors = row.results.reduce((sum, x) => sum + x.errors, 0);
+    const [xBase, xHaproxy] = row.kind === 'headroom' ? ['', ''] : [ratio(r, base), ratio(r, haproxy)];
+    lines.push(`| ${row.label} | ${r.toFixed(0)} | ${p99.toFixed(1)} | ${xBase} | ${xHaproxy} | ${cpu.toFixed(0)} | ${bad} / ${errors} |`);
+  }
+
+  const memory = rps('memory')!;
+  const verdict = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? 'met' : '**not met**');
+  const fastest = Math.max(
+    ...rows.filter((r) => r.kind !== 'headroom' && r.results.length).map((r) => median(r.results.map((x) => x.rps))),
   );
-  console.log('| configuration | req/s | p99 ms | x baseline | non-200 |');
-  console.log('|---|---:|---:|---:|---:|');
-  for (const row of rows)
-    console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99.toFixed(2)} | ${(row.rps / base).toFixed(2)} | ${row.errors} |`);
-  const cost = 1 - rows[2]!.rps / off;
-  console.log(
-    `\nlimiter cost: ${(cost * 100).toFixed(1)} % of throughput (goal < 10 %); gateway with limiter: ${(rows[2]!.rps / base).toFixed(2)}x baseline (goal >= 0.7x)`,
+  const fastestProxy = Math.max(
+    ...rows.filter((r) => r.kind !== 'headroom' && r.kind !== 'direct' && r.results.length).map((r) => median(r.results.map((x) => x.rps))),
   );
+  const headroom = rps('trivial')!;
+  const [sqlite, redis, info] = [rps('sqlite'), rps('redis'), rps('info')];
+  const loggingCost = info === undefined ? undefined : 1 - info / memory;
+  const times = (x: number | undefined, of: number | undefined) => (x !== undefined && of ? `${(x / of).toFixed(2)}x` : 'n/a');
+  const atLeast = (x: number | undefined, share: number, of: number | undefined) =>
+    verdict(x === undefined || of === undefined ? undefined : x >= share * of);
+  const goals = [
+    `- gateway, limiter memory: ${times(memory, base)} baseline (goal ≥ 1.0x): ${atLeast(memory, 1, base)}`,
+    `- gateway, limiter SQLite: ${times(sqlite, base)}, Redis: ${times(redis, base)} baseline (goal ≥ 0.9x each): ` +
+      `SQLite ${atLeast(sqlite, 0.9, base)}, Redis ${atLeast(redis, 0.9, base)}`,
+    `- gateway, limiter memory: ${times(memory, haproxy)} HAProxy (goal ≥ 0.6x): ${atLeast(memory, 0.6, haproxy)}`,
+    `- logging cost, info against silent (limiter memory both): ${loggingCost === undefined ? 'n/a' : `${(loggingCost * 100).toFixed(1)} %`} ` +
+      `(goal < 10 %): ${verdict(loggingCost === undefined ? undefined : loggingCost < 0.1)}`,
+    `- load generator headroom: ${headroom.toFixed(0)} req/s against the trivial server, ${times(headroom, fastestProxy)} the fastest proxy ` +
+      `(goal > 2x): ${verdict(headroom > 2 * fastestProxy)}; ${times(headroom, fastest)} the fastest row (the mapping role direct included)`,
+  ];
+  const table = [...lines, '', 'Goals (issue 22):', '', ...goals].join('\n');
+  console.log(table);
+  if (values.readme && !PROFILE_DIR) {
+    writeReadmeBlock('bench:gateway', table);
+    console.log('\nWritten into README.md (bench:gateway block).');
+  } else if (values.readme) {
+    console.log('\nREADME.md left as it is (a profiled run).');
+  }
+} catch (error) {
+  console.error(error);
+  exitCode = 1;
 } finally {
+  await anchors.stop();
   await children.stop();
   rmSync(dir, { recursive: true, force: true });
 }
+if (PROFILE_DIR) {
+  for (const file of readdirSync(PROFILE_DIR).filter((f) => f.endsWith(`-${process.pid}.cpuprofile`))) {
+    console.log(`profile: ${join(PROFILE_DIR, file)}  (node scripts/bench/top-frames.ts ${join(PROFILE_DIR, file)} --skip-ms 2000)`);
+  }
+}
+process.exitCode = exitCode;

@@ -16,6 +16,8 @@ export type Children = {
   start(args: readonly string[], env: Record<string, string>, pattern: RegExp, options?: StartOptions): Promise<string>;
   /** Starts `portolan start` with `roles` and resolves with the URL it prints for `role`. */
   portolan(roles: string, env: Record<string, string>, role: string, options?: StartOptions): Promise<string>;
+  /** The process id of the child whose ready match was `ready` (what `start` or `portolan` resolved with). */
+  pidOf(ready: string): number;
   /** SIGTERM to every child, then waits for each to exit (SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 };
@@ -28,6 +30,7 @@ export type Children = {
  */
 export function childProcesses(): Children {
   const running: ChildProcess[] = [];
+  const pids = new Map<string, number>();
   const start: Children['start'] = (args, env, pattern, options = {}) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
       cwd: root,
@@ -40,13 +43,24 @@ export function childProcesses(): Children {
       const lines = createInterface({ input: child.stdout! });
       lines.on('line', (line) => {
         const match = pattern.exec(line);
-        if (match) resolve(match[1]!);
+        if (!match) return;
+        pids.set(match[1]!, child.pid!);
+        resolve(match[1]!);
+        // From here on its output (log lines at info) is read and dropped, as a log collector would take it, without splitting lines.
+        lines.removeAllListeners();
+        lines.close();
+        child.stdout!.resume();
       });
       lines.on('close', () => reject(new Error(`${args.join(' ')} exited before it was ready`)));
     });
   };
   return {
     start,
+    pidOf(ready) {
+      const pid = pids.get(ready);
+      if (pid === undefined) throw new Error(`no child became ready as ${ready}`);
+      return pid;
+    },
     portolan: (roles, env, role, options) =>
       start(
         ['src/cli/main.ts', 'start'],

@@ -6,6 +6,7 @@ import { validateHeaderName, validateHeaderValue, type IncomingMessage, type Ser
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { drainWithin } from './drain.ts';
+import { isRelayedBody, type RelayedBody } from './relayed-body.ts';
 import type { Timers } from './timers.ts';
 
 /** How writing an answer ended: all of it, or cut by the `client` going away or by the `answer`'s streamed body failing. */
@@ -21,7 +22,7 @@ export type WireAnswer = {
   statusText?: string;
   /** Header fields: as received (`[name, value, ...]`, written in order and case), or by name. */
   headers: readonly string[] | Readonly<Record<string, string | readonly string[]>>;
-  body?: string | Buffer | Readable;
+  body?: string | Buffer | Readable | RelayedBody;
 };
 
 /** A reason phrase node:http writes as it is; any other is replaced by the standard one. */
@@ -54,6 +55,15 @@ export async function writeAnswer(req: IncomingMessage, res: ServerResponse, ans
   const bodyUnread = !req.complete;
   writeHead(res, answer, bodyUnread);
   const { body } = answer;
+  if (isRelayedBody(body)) {
+    // A member's answer, written into `res` as it arrives; the relay watches the client going away itself.
+    const outcome = await body.relay(res);
+    if (outcome !== 'whole') {
+      res.destroy();
+      return outcome;
+    }
+    return finish(req, res, linger);
+  }
   if (!(body instanceof Readable) && !bodyUnread) {
     // The common case in one write: head and body together (a separate end() costs a second syscall).
     if (!req.readableEnded) req.resume();
@@ -76,6 +86,11 @@ export async function writeAnswer(req: IncomingMessage, res: ServerResponse, ans
   } finally {
     res.off('close', onClose);
   }
+  return finish(req, res, linger);
+}
+
+/** Ends an answer whose body is written: after the rest of an unread request body, read and dropped for a while. */
+async function finish(req: IncomingMessage, res: ServerResponse, linger: Linger): Promise<WriteOutcome> {
   // Checked again: the client may have finished sending while a streamed answer was written.
   if (!req.complete) await drainWithin(req, linger.timers, linger.lingerMs);
   else if (!req.readableEnded) req.resume();
@@ -89,7 +104,7 @@ export async function writeAnswer(req: IncomingMessage, res: ServerResponse, ans
 function writeHead(res: ServerResponse, answer: WireAnswer, closeAfter: boolean): void {
   const reason = answer.statusText !== undefined && SAFE_REASON.test(answer.statusText) ? answer.statusText : undefined;
   if (isFieldList(answer.headers)) {
-    const fields = closeAfter ? [...answer.headers, 'Connection', 'close'] : [...answer.headers];
+    const fields = closeAfter ? [...answer.headers, 'Connection', 'close'] : (answer.headers as string[]);
     res.writeHead(answer.status, reason, fields);
   } else {
     const headers = (closeAfter ? { ...answer.headers, connection: 'close' } : answer.headers) as Record<string, string | string[]>;

@@ -20,13 +20,22 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  // The labelled series of each (role, operation, status), looked up once: prom-client hashes a label object
+  // on every call otherwise. Bounded: roles and operations come from the specs, statuses are three digits.
+  const series = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
   return {
     registry,
     /** Records one answered request; `operation` is the operationId, or `none` when nothing matched. */
     observe(role: string, operation: string | undefined, status: number, seconds: number) {
       const op = operation ?? 'none';
-      requests.inc({ role, operation: op, status: String(status) });
-      duration.observe({ role, operation: op }, seconds);
+      const key = `${role} ${op} ${status}`;
+      let entry = series.get(key);
+      if (!entry) {
+        entry = { count: requests.labels(role, op, String(status)), time: duration.labels(role, op) };
+        series.set(key, entry);
+      }
+      entry.count.inc();
+      entry.time.observe(seconds);
     },
     contentType: registry.contentType,
     render: () => registry.metrics(),

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { drainWithin } from '../lib/drain.ts';
 import { writeAnswer, type Linger, type WireAnswer } from '../lib/answer-writer.ts';
+import { isRelayedBody } from '../lib/relayed-body.ts';
 import hyperid from 'hyperid';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
 import type { CoreConfig } from '../lib/config.ts';
@@ -138,7 +139,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       // How the answer ended when it did not end whole: the client went away, or its streamed body failed.
       let cut: 'client' | 'answer' | undefined;
       if (res.destroyed || aborted.signal.aborted) {
-        if (response.body instanceof Readable) response.body.destroy();
+        destroyBody(response);
         response = { ...response, status: 499 };
         cut = 'client';
       } else {
@@ -148,7 +149,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
         } catch (error) {
           // An answer node:http refuses to write (an invalid header or status from a handler): a 500, the process stays up.
           log.error({ err: error, requestId, operationId: response.operationId }, 'answer could not be written');
-          if (response.body instanceof Readable) response.body.destroy();
+          destroyBody(response);
           if (res.headersSent) res.destroy();
           else await answer(req, res, options.renderError(portolanError('internal'), req), requestId);
           response = { ...response, status: 500 };
@@ -160,6 +161,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
       const routine = response.aside === 'debug' || (response.operationId === 'getHealth' && response.status === 200);
       const level = routine ? 'debug' : 'info';
+      if (!log.isLevelEnabled(level)) return;
       log[level](
         {
           requestId,
@@ -267,6 +269,11 @@ function originForm(target: string): string {
   return match[1] === '' || match[1]!.startsWith('?') ? `/${match[1]}` : match[1]!;
 }
 
+/** Gives up a streamed or relayed body that will not be written (its source is cut). */
+function destroyBody(response: StageResponse): void {
+  if (response.body instanceof Readable || isRelayedBody(response.body)) response.body.destroy();
+}
+
 /** The bytes of a non-streamed body: bytes and text as they are, anything else as JSON. */
 function payloadOf(response: HandlerResponse): string | Buffer | undefined {
   const body = response.body;
@@ -282,7 +289,7 @@ function payloadOf(response: HandlerResponse): string | Buffer | undefined {
  * length when it has a body.
  */
 function wireAnswer(response: StageResponse, requestId: string): WireAnswer {
-  const body = response.body instanceof Readable ? response.body : payloadOf(response);
+  const body = response.body instanceof Readable || isRelayedBody(response.body) ? response.body : payloadOf(response);
   if (response.rawHeaders) {
     return {
       status: response.status,
@@ -292,7 +299,7 @@ function wireAnswer(response: StageResponse, requestId: string): WireAnswer {
     };
   }
   const headers: Record<string, string | readonly string[]> = { 'x-request-id': requestId, ...response.headers };
-  if (body instanceof Readable) {
+  if (body instanceof Readable || isRelayedBody(body)) {
     headers['content-type'] ??= response.contentType ?? 'application/octet-stream';
   } else if (body !== undefined) {
     headers['content-type'] = response.contentType ?? (Buffer.isBuffer(response.body) ? 'application/octet-stream' : 'application/json');

@@ -1,5 +1,6 @@
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { RelayedBody, type RelayOutcome, type RelaySink } from '../lib/relayed-body.ts';
 import type { Cancel, Timers } from '../lib/timers.ts';
 import { upstreamHeaders } from './forward-headers.ts';
 import { endToEndHeaders } from './hop-by-hop.ts';
@@ -29,11 +30,11 @@ export type ProxyRequest = {
 /** How an exchange ended; only `answer` has anything to send to the client. */
 export type ProxyAnswer =
   /**
-   * The member's answer: status, reason and end-to-end header fields (hop-by-hop ones removed), and
-   * its body as a stream that errors when the member fails or stalls mid-answer. Destroying `body`
-   * cuts the exchange with the member.
+   * The member's answer: status, reason and end-to-end header fields (hop-by-hop ones removed), and its
+   * body, relayed into the client's response as it arrives (src/lib/relayed-body.ts); the relay ends
+   * `answer` when the member fails or stalls mid-answer. Destroying `body` cuts the exchange with the member.
    */
-  | { kind: 'answer'; member: string; status: number; statusText: string; headers: string[]; body: Readable }
+  | { kind: 'answer'; member: string; status: number; statusText: string; headers: string[]; body: RelayedBody }
   /**
    * No answer: the gateway answers 502 or 504 with `message` (a member and a cause, never request details).
    * `loop`: the request was not sent at all, it had been through this proxy before (hop-marker.ts).
@@ -46,95 +47,277 @@ export type ExchangeLimits = {
   /** The member must make progress within this time: answer headers, read request body, send answer body. */
   timeoutMs: number;
   timers: Timers;
+  /** Milliseconds on the same clock as `timers` (a fake clock in tests): when the member last made progress. */
+  now: () => number;
   /** This proxy's `Via` entry, appended to the request's (hop-marker.ts). */
   via?: string;
 };
 
 /**
- * Sends one request to one member over `upstream` (undici, keep-alive) and resolves as soon as the
- * member's response headers arrive, even if the request body is still being sent: a member may
- * answer early (413, 401) without reading the body, and that answer must reach the client at once.
+ * Sends one request to one member over `upstream` (undici's dispatcher, keep-alive) and resolves as soon as
+ * the member's response headers arrive, even if the request body is still being sent: a member may answer
+ * early (413, 401) without reading the body, and that answer must reach the client at once. The answer's
+ * body is then written straight into the client's response (`body.relay(res)`), no stream in between.
  *
  * @example
- * const answer = await exchangeWithMember(upstream, '127.0.0.1:8081', request, { timeoutMs: 30_000, timers: systemTimers });
- * if (answer.kind === 'answer') answer.body.pipe(res);
+ * const answer = await exchangeWithMember(upstream, '127.0.0.1:8081', request, { timeoutMs: 30_000, timers: systemTimers, now: Date.now });
+ * if (answer.kind === 'answer') await answer.body.relay(res);
  */
-export async function exchangeWithMember(
-  upstream: Pick<Dispatcher, 'request'>,
+export function exchangeWithMember(
+  upstream: Pick<Dispatcher, 'dispatch'>,
   member: string,
   request: ProxyRequest,
   limits: ExchangeLimits,
 ): Promise<ProxyAnswer> {
-  const { timeoutMs, timers } = limits;
-  if (request.signal?.aborted) return { kind: 'cancelled', member };
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort(new Error('client closed the connection'));
-  request.signal?.addEventListener('abort', onClientGone, { once: true });
+  if (request.signal?.aborted) return Promise.resolve({ kind: 'cancelled', member });
+  return new Promise((settle) => new MemberExchange(member, request, limits, settle).start(upstream));
+}
 
-  let timedOut = false;
-  let answerBody: Transform | undefined;
-  const watchdog = createWatchdog(timers, timeoutMs, () => {
-    if (!answerBody) {
-      timedOut = true;
-      abort.abort(new Error(`no answer within ${timeoutMs} ms`));
-      return 'stop';
-    }
-    // The client reads slower than the member sends (or not yet): the pause is not the member's.
-    if (answerBody.readableFlowing !== true || answerBody.readableLength > 0) return 'wait';
-    answerBody.destroy(new Error(`pool member ${member} sent nothing for ${timeoutMs} ms mid-answer`));
-    return 'stop';
-  });
-  const feed = request.body ? feedFrom(request.body, watchdog.kick) : undefined;
+/** Answer bytes held before the relay starts (the stage's answer is on its way to the writer); past it the member is paused. */
+const HELD_BYTES = 64 * 1024;
 
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await upstream.request({
-      method: request.method as Dispatcher.HttpMethod,
-      path: request.url,
-      headers: upstreamHeaders(request.rawHeaders, request.clientAddress, limits.via),
-      body: feed?.stream ?? null,
-      signal: abort.signal,
-      responseHeaders: 'raw',
-    });
-  } catch (error) {
-    watchdog.stop();
-    feed?.stop();
-    if (request.signal?.aborted || feed?.cut) return { kind: 'cancelled', member };
-    if (timedOut)
-      return { kind: 'failed', member, code: 'gatewayTimeout', message: `pool member ${member} did not answer within ${timeoutMs} ms` };
-    return { kind: 'failed', member, ...upstreamFailure(error, member, timeoutMs) };
-  } finally {
-    // From here on the consumer cuts the exchange by destroying the answer's body.
-    request.signal?.removeEventListener('abort', onClientGone);
+/**
+ * One exchange as undici's dispatch handler, and the answer's relayed body. Per request: one object, one
+ * timer (re-armed only when it fires early), no stream, no AbortController; progress is a timestamp.
+ */
+class MemberExchange extends RelayedBody implements Dispatcher.DispatchHandler {
+  private state: 'waiting' | 'answering' | 'ended' | 'failed' = 'waiting';
+  private controller: Dispatcher.DispatchController | undefined;
+  /** A reason to abort with, set before undici handed over its controller (the request still queued). */
+  private abortReason: Error | undefined;
+  private feed: Feed | undefined;
+  private lastProgress: number;
+  private cancelTimer: Cancel | undefined;
+  private timedOut = false;
+  private clientGone = false;
+  private held: Buffer[] | undefined;
+  private heldBytes = 0;
+  private sink: RelaySink | undefined;
+  private waitingForDrain = false;
+  private endRelay: ((outcome: RelayOutcome) => void) | undefined;
+  private outcome: RelayOutcome | undefined;
+  failure: Error | undefined;
+
+  private readonly member: string;
+  private readonly request: ProxyRequest;
+  private readonly limits: ExchangeLimits;
+  private settle: ((answer: ProxyAnswer) => void) | undefined;
+
+  constructor(member: string, request: ProxyRequest, limits: ExchangeLimits, settle: (answer: ProxyAnswer) => void) {
+    super();
+    this.member = member;
+    this.request = request;
+    this.limits = limits;
+    this.settle = settle;
+    this.lastProgress = limits.now();
   }
 
-  const finish = () => {
-    watchdog.stop();
-    // The member has sent its whole answer (or failed): it reads no more of the request body (undici
-    // closes a connection whose request is still being sent), so nothing more is taken from the client.
-    feed?.stop();
+  start(upstream: Pick<Dispatcher, 'dispatch'>): void {
+    const { request, limits } = this;
+    this.cancelTimer = limits.timers.after(limits.timeoutMs, this.onTimer);
+    request.signal?.addEventListener('abort', this.onClientGone, { once: true });
+    if (request.body) this.feed = feedFrom(request.body, this.onProgress);
+    try {
+      upstream.dispatch(
+        {
+          method: request.method as Dispatcher.HttpMethod,
+          path: request.url,
+          headers: upstreamHeaders(request.rawHeaders, request.clientAddress, limits.via),
+          body: this.feed?.stream ?? null,
+        },
+        this,
+      );
+    } catch (error) {
+      this.onResponseError(undefined, error as Error);
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortReason) controller.abort(this.abortReason);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, _headers: unknown, statusText?: string): void {
+    // 1xx: informational, not passed on (the server in front answers 100 Continue itself).
+    if (statusCode < 200 || this.state !== 'waiting') return;
+    this.state = 'answering';
+    this.lastProgress = this.limits.now();
+    // From here on the consumer cuts the exchange by destroying the answer's body.
+    this.request.signal?.removeEventListener('abort', this.onClientGone);
+    this.settleWith({
+      kind: 'answer',
+      member: this.member,
+      status: statusCode,
+      statusText: statusText ?? '',
+      headers: endToEndHeaders(latin1Fields(controller.rawHeaders)),
+      body: this,
+    });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.lastProgress = this.limits.now();
+    const sink = this.sink;
+    if (sink) {
+      if (!sink.write(chunk)) this.awaitDrain(controller, sink);
+      return;
+    }
+    (this.held ??= []).push(chunk);
+    this.heldBytes += chunk.length;
+    if (this.heldBytes >= HELD_BYTES) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.state = 'ended';
+    this.finish('whole');
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    const { member, limits } = this;
+    if (this.state === 'waiting') {
+      this.state = 'failed';
+      if (this.clientGone || this.feed?.cut) this.settleWith({ kind: 'cancelled', member });
+      else if (this.timedOut)
+        this.settleWith({
+          kind: 'failed',
+          member,
+          code: 'gatewayTimeout',
+          message: `pool member ${member} did not answer within ${limits.timeoutMs} ms`,
+        });
+      else this.settleWith({ kind: 'failed', member, ...upstreamFailure(error, member, limits.timeoutMs) });
+      this.finish(undefined);
+      return;
+    }
+    if (this.state !== 'answering') return;
+    this.state = 'failed';
+    this.failure ??= error;
+    this.finish(this.clientGone ? 'client' : 'answer');
+  }
+
+  relay(sink: RelaySink): Promise<RelayOutcome> {
+    if (this.sink) throw new Error('an answer body is relayed once');
+    this.sink = sink;
+    let ready = true;
+    const held = this.held;
+    this.held = undefined;
+    if (held) for (const chunk of held) ready = sink.write(chunk) && ready;
+    if (this.outcome) return Promise.resolve(this.outcome);
+    return new Promise((resolve) => {
+      this.endRelay = resolve;
+      sink.once('close', this.onSinkClose);
+      const controller = this.controller!;
+      if (!ready) this.awaitDrain(controller, sink);
+      else if (controller.paused) controller.resume();
+    });
+  }
+
+  destroy(reason?: Error): void {
+    if (this.state === 'ended' || this.state === 'failed') return;
+    this.abort(reason ?? new Error('the answer was not passed on'));
+  }
+
+  private settleWith(answer: ProxyAnswer) {
+    const settle = this.settle;
+    this.settle = undefined;
+    settle?.(answer);
+  }
+
+  private abort(reason: Error) {
+    if (this.controller) this.controller.abort(reason);
+    else {
+      // Still queued for a connection: undici aborts it once it hands over the controller.
+      this.abortReason = reason;
+      if (this.state === 'waiting') this.onResponseError(undefined, reason);
+    }
+  }
+
+  /** The exchange is over (`outcome`: how its relay ended; undefined when no answer started). */
+  private finish(outcome: RelayOutcome | undefined) {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    // The member has sent its whole answer (or failed): it reads no more of the request body (undici closes
+    // a connection whose request is still being sent), so nothing more is taken from the client.
+    this.feed?.stop();
+    this.request.signal?.removeEventListener('abort', this.onClientGone);
+    if (outcome === undefined) return;
+    const sink = this.sink;
+    if (sink) {
+      sink.off('close', this.onSinkClose);
+      sink.off('drain', this.onDrain);
+    }
+    const endRelay = this.endRelay;
+    this.endRelay = undefined;
+    if (endRelay) endRelay(outcome);
+    else this.outcome = outcome;
+  }
+
+  private awaitDrain(controller: Dispatcher.DispatchController, sink: RelaySink) {
+    if (this.waitingForDrain) return;
+    this.waitingForDrain = true;
+    controller.pause();
+    sink.once('drain', this.onDrain);
+  }
+
+  private readonly onDrain = () => {
+    this.waitingForDrain = false;
+    // The reader is ready again: the member's time starts now.
+    this.lastProgress = this.limits.now();
+    this.controller?.resume();
   };
-  answerBody = new Transform({
-    transform(chunk, _encoding, done) {
-      watchdog.kick();
-      done(null, chunk);
-    },
-    flush(done) {
-      finish();
-      done();
-    },
-  });
-  watchdog.kick();
-  pipeline(response.body, answerBody, finish);
-  return {
-    kind: 'answer',
-    member,
-    status: response.statusCode,
-    statusText: response.statusText,
-    headers: endToEndHeaders(response.headers as unknown as string[]),
-    body: answerBody,
+
+  private readonly onProgress = () => {
+    this.lastProgress = this.limits.now();
+  };
+
+  private readonly onClientGone = () => {
+    this.clientGone = true;
+    this.abort(new Error('client closed the connection'));
+  };
+
+  private readonly onSinkClose = () => {
+    if (this.state !== 'answering') return;
+    this.clientGone = true;
+    this.abort(new Error('client closed the connection'));
+  };
+
+  /** Fires `timeoutMs` after the last check; the member is given up on only if it made no progress since. */
+  private readonly onTimer = () => {
+    this.cancelTimer = undefined;
+    const { limits, member } = this;
+    if (this.state !== 'waiting' && this.state !== 'answering') return;
+    const now = limits.now();
+    if (this.state === 'answering' && (!this.sink || this.waitingForDrain)) {
+      // The client reads slower than the member sends (or not yet): the pause is not the member's.
+      this.lastProgress = now;
+      this.cancelTimer = limits.timers.after(limits.timeoutMs, this.onTimer);
+      return;
+    }
+    const remaining = this.lastProgress + limits.timeoutMs - now;
+    if (remaining > 0) {
+      this.cancelTimer = limits.timers.after(remaining, this.onTimer);
+      return;
+    }
+    if (this.state === 'waiting') {
+      this.timedOut = true;
+      this.abort(new Error(`no answer within ${limits.timeoutMs} ms`));
+    } else {
+      this.failure = new Error(`pool member ${member} sent nothing for ${limits.timeoutMs} ms mid-answer`);
+      this.abort(this.failure);
+    }
   };
 }
+
+/** undici's raw response fields as text (names and values as bytes, latin1 as on the wire). */
+function latin1Fields(raw: unknown): string[] {
+  if (!Array.isArray(raw)) return [];
+  const fields = new Array<string>(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const field = raw[i] as Buffer | string;
+    fields[i] = typeof field === 'string' ? field : field.toString('latin1');
+  }
+  return fields;
+}
+
+type Feed = ReturnType<typeof feedFrom>;
 
 /**
  * The request body as undici's source: a stream of our own between the client's body and undici, so
@@ -169,30 +352,4 @@ function feedFrom(source: Readable, onProgress: () => void) {
   source.once('close', onSourceClose);
   source.pipe(stream);
   return feed;
-}
-
-/**
- * Calls `onIdle` once `ms` pass without a `kick()`; `onIdle` says whether to keep watching ('wait':
- * the pause is not the member's) or not ('stop').
- */
-function createWatchdog(timers: Timers, ms: number, onIdle: () => 'wait' | 'stop') {
-  let cancel: Cancel | undefined;
-  let stopped = false;
-  const arm = () => {
-    cancel?.();
-    if (stopped) return;
-    cancel = timers.after(ms, () => {
-      cancel = undefined;
-      if (onIdle() === 'wait') arm();
-      else stopped = true;
-    });
-  };
-  arm();
-  return {
-    kick: arm,
-    stop() {
-      stopped = true;
-      cancel?.();
-    },
-  };
 }

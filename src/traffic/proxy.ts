@@ -1,4 +1,5 @@
 import { Pool as UpstreamPool } from 'undici';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { createHopMarker, loopProblem, type HopMarker } from './hop-marker.ts';
@@ -18,7 +19,7 @@ export type ProxyOptions = {
   /** Keep-alive connections held open to each member at most. */
   connectionsPerMember: number;
   logger: Logger;
-  /** Where the upstream timeout comes from (default: real timers). */
+  /** Where the upstream timeout comes from (default: real timers); timers that are a clock (a fake clock) also tell the time. */
   timers?: Timers;
   /**
    * Who this proxy is in `Via` (default: a marker of its own). Proxies that are one traffic manager (the
@@ -54,7 +55,9 @@ export function createProxy(options: ProxyOptions): ReverseProxy {
   const { pool, upstreamTimeoutMs } = options;
   const timers = options.timers ?? systemTimers;
   const hop = options.hop ?? createHopMarker();
-  const limits = { timeoutMs: upstreamTimeoutMs, timers, via: hop.via };
+  // The member's progress is timed on the timers' own clock: a fake clock in tests, the system's otherwise.
+  const clock: Pick<Clock, 'nowMs'> = isClock(timers) ? timers : systemClock;
+  const limits = { timeoutMs: upstreamTimeoutMs, timers, now: () => clock.nowMs(), via: hop.via };
   const upstreams = new Map<string, UpstreamPool>();
   const upstreamFor = (member: Member) => {
     let upstream = upstreams.get(member.address);
@@ -90,3 +93,5 @@ export function createProxy(options: ProxyOptions): ReverseProxy {
     },
   };
 }
+
+const isClock = (timers: Timers): timers is Timers & Pick<Clock, 'nowMs'> => typeof (timers as Partial<Clock>).nowMs === 'function';

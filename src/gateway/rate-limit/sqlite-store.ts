@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { CounterStore } from './counter-store.ts';
+import type { CounterRule, CounterStore, HitResult } from './counter-store.ts';
 
 export type SqliteStoreOptions = {
   /** The database file; created with its directory when missing. May be the main database's file. */
@@ -45,7 +45,8 @@ type Row = { count: number; expires_at_ms: number; counted?: number };
 
 /**
  * Counters in a SQLite file that several processes on one machine share: WAL (readers never wait),
- * a busy timeout (writers queue for the lock), one UPSERT ... RETURNING per hit. node:sqlite is
+ * a busy timeout (writers queue for the lock), one UPSERT ... RETURNING per hit, the hits of one event-loop
+ * turn in one transaction (a group commit). node:sqlite is
  * synchronous, so a hit holds this process's event loop while it waits for the lock (bounded by
  * `busyTimeoutMs`); the counter table is one small row per token, so the lock is held for microseconds.
  *
@@ -67,18 +68,51 @@ export function createSqliteStore(options: SqliteStoreOptions): CounterStore {
   const hit = db.prepare(HIT);
   const peek = db.prepare(PEEK);
   const sweep = db.prepare(SWEEP);
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
   let hitsSinceSweep = 0;
+
+  // Group commit: the hits of one turn of the event loop (the requests read from every socket in one poll)
+  // run in one transaction, after that turn's I/O; each is answered only once the transaction is committed.
+  // Each hit is still one atomic UPSERT under the write lock, in arrival order, so counts stay exact across
+  // processes; one lock and one WAL commit per batch instead of per hit.
+  type Pending = { key: string; nowMs: number; rule: CounterRule; resolve(result: HitResult): void; reject(error: unknown): void };
+  let batch: Pending[] = [];
+  const flush = () => {
+    const hits = batch;
+    batch = [];
+    const results: HitResult[] = [];
+    try {
+      begin.run();
+      try {
+        for (const pending of hits) {
+          const { key, nowMs, rule } = pending;
+          if (++hitsSinceSweep >= sweepEvery) {
+            hitsSinceSweep = 0;
+            sweep.run({ now: nowMs, batch: sweepEvery });
+          }
+          const row = hit.get({ key, now: nowMs, window: rule.windowMs, limit: rule.limit }) as Row;
+          results.push({ counted: row.counted === 1, count: Math.min(row.count, rule.limit), expiresAtMs: row.expires_at_ms });
+        }
+        commit.run();
+      } catch (error) {
+        if (db.isTransaction) rollback.run();
+        throw error;
+      }
+    } catch (error) {
+      for (const pending of hits) pending.reject(error);
+      return;
+    }
+    for (let i = 0; i < hits.length; i++) hits[i]!.resolve(results[i]!);
+  };
 
   return {
     name: 'sqlite',
-    hit: async (key, nowMs, rule) => {
-      if (++hitsSinceSweep >= sweepEvery) {
-        hitsSinceSweep = 0;
-        sweep.run({ now: nowMs, batch: sweepEvery });
-      }
-      const row = hit.get({ key, now: nowMs, window: rule.windowMs, limit: rule.limit }) as Row;
-      return { counted: row.counted === 1, count: Math.min(row.count, rule.limit), expiresAtMs: row.expires_at_ms };
-    },
+    hit: (key, nowMs, rule) =>
+      new Promise<HitResult>((resolve, reject) => {
+        if (batch.push({ key, nowMs, rule, resolve, reject }) === 1) setImmediate(flush);
+      }),
     peek: async (key, nowMs) => {
       const row = peek.get({ key, now: nowMs }) as Row | undefined;
       return row && { count: row.count, expiresAtMs: row.expires_at_ms };
@@ -92,6 +126,8 @@ export function createSqliteStore(options: SqliteStoreOptions): CounterStore {
       }
     },
     close: async () => {
+      // Hits already taken are counted before the file closes (their scheduled flush then finds none).
+      if (batch.length > 0 && db.isOpen) flush();
       if (db.isOpen) db.close();
     },
   };
