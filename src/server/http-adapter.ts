@@ -9,7 +9,7 @@ import { isRelayedBody } from '../lib/relayed-body.ts';
 import hyperid from 'hyperid';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
 import type { CoreConfig } from '../lib/config.ts';
-import type { Logger } from '../lib/logger.ts';
+import { unredacted, type Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { HandlerResponse } from './handler-types.ts';
 import type { ErrorRenderer } from './role-app.ts';
@@ -74,6 +74,8 @@ const MALFORMED = { code: 'invalidRequest', message: 'The request is not valid H
 export function createRoleServer(options: RoleServerOptions): RoleServer {
   const nextId = hyperid({ urlSafe: true });
   const log = options.logger.child({ role: options.role });
+  // The one line per request names no credential (its fields are listed below), so it skips redaction.
+  const accessLog = unredacted(log);
   const { limits } = options;
   const timers = options.timers ?? systemTimers;
   const linger: Linger = { timers, lingerMs: options.lingerMs ?? 5000 };
@@ -125,7 +127,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
             remoteAddress: req.socket.remoteAddress,
             localAddress: req.socket.localAddress,
             signal: aborted.signal,
-            connection: connectionControl(req, log, requestId, timers),
+            connection: new SocketControl(req, log, requestId, timers),
           });
         } catch (error) {
           if (aborted.signal.aborted || req.destroyed) {
@@ -161,8 +163,8 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
       const routine = response.aside === 'debug' || (response.operationId === 'getHealth' && response.status === 200);
       const level = routine ? 'debug' : 'info';
-      if (!log.isLevelEnabled(level)) return;
-      log[level](
+      if (!accessLog.isLevelEnabled(level)) return;
+      accessLog[level](
         {
           requestId,
           method: req.method,
@@ -236,22 +238,36 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   return { server, listen: (port, host) => listenOn(server, port, host), close: (timeoutMs) => closeServer(server, timeoutMs) };
 }
 
-/** Socket controls for stages (the gateway's registration bounds its connection). */
-function connectionControl(req: IncomingMessage, log: Logger, requestId: string, timers: Timers): ConnectionControl {
-  return {
-    setIdleTimeout: (ms) => req.socket.setTimeout(ms),
-    closeAfter(ms, reason) {
-      const cancel = timers.after(
-        ms,
-        () => {
-          log.warn({ requestId }, reason);
-          req.socket.destroy();
-        },
-        { background: true },
-      );
-      req.socket.once('close', cancel);
-    },
-  };
+/** Socket controls for stages (the gateway's registration bounds its connection); one object per request, methods shared. */
+class SocketControl implements ConnectionControl {
+  private readonly req: IncomingMessage;
+  private readonly log: Logger;
+  private readonly requestId: string;
+  private readonly timers: Timers;
+
+  constructor(req: IncomingMessage, log: Logger, requestId: string, timers: Timers) {
+    this.req = req;
+    this.log = log;
+    this.requestId = requestId;
+    this.timers = timers;
+  }
+
+  setIdleTimeout(ms: number): void {
+    this.req.socket.setTimeout(ms);
+  }
+
+  closeAfter(ms: number, reason: string): void {
+    const socket = this.req.socket;
+    const cancel = this.timers.after(
+      ms,
+      () => {
+        this.log.warn({ requestId: this.requestId }, reason);
+        socket.destroy();
+      },
+      { background: true },
+    );
+    socket.once('close', cancel);
+  }
 }
 
 /** Whether no stage started reading the request body (a stage that streams it is not waited on). */

@@ -28,6 +28,7 @@ export type StagedRequest = IncomingRequest & {
 export type StageResponse = RoleResponse & {
   rawHeaders?: readonly string[];
   statusText?: string;
+  /** Fields added to the request's access line, which is not redacted: never a credential or a request's content. */
   log?: Readonly<Record<string, unknown>>;
   /**
    * Set on the answers about the role rather than of its operations (/metrics, the reference pages):
@@ -43,10 +44,11 @@ export type StageResponse = RoleResponse & {
  */
 export type Stage = (request: StagedRequest) => Promise<StageResponse | undefined> | StageResponse | undefined;
 
-/** Runs stages in order until one answers. */
+/** Runs stages in order until one answers (a stage that passes on synchronously costs no turn of the microtask queue). */
 export async function runStages(stages: readonly Stage[], request: StagedRequest): Promise<StageResponse> {
   for (const stage of stages) {
-    const response = await stage(request);
+    const outcome = stage(request);
+    const response = outcome instanceof Promise ? await outcome : outcome;
     if (response) return response;
   }
   throw new Error('no stage answered the request (the last stage must always answer)');

@@ -51,6 +51,7 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
   let closed = false;
   let cancelProbe: Cancel | undefined;
   const progress = { answers: 0 };
+  const within = createWithin({ progress, timeoutMs, maxWaitMs, timers });
 
   const markDown = (reason: string): void => {
     if (down || closed) return;
@@ -83,7 +84,7 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
   /** The store's answer within the time limit; on failure the outage policy's answer. */
   const call = async <T>(primary: (s: CounterStore) => Promise<T>): Promise<Guarded<T>> => {
     if (!down) {
-      const answer = await within(() => primary(store), { progress, timeoutMs, maxWaitMs, timers });
+      const answer = await within(() => primary(store));
       if (answer.ok) return answer;
       markDown(answer.reason);
     }
@@ -107,52 +108,76 @@ export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
  * `op`'s outcome, or a failure once the store has answered nothing at all for `timeoutMs`: a store
  * that keeps answering other calls is alive, only busy (a burst queued on one connection is answered
  * in order), so the call keeps waiting, up to `maxWaitMs` in all. A late answer is dropped. Time is
- * counted in the timers' periods, not read from a clock, so fake timers decide it alone.
+ * counted in the timers' periods, not read from a clock, so fake timers decide it alone. The calls made
+ * in one turn of the event loop started together, so they share one timer (a cohort): under load, one
+ * timer per turn instead of one per request.
  */
-function within<T>(
-  op: () => Promise<T>,
-  limits: { progress: { answers: number }; timeoutMs: number; maxWaitMs: number; timers: Timers },
-): Promise<Guarded<T>> {
+function createWithin(limits: { progress: { answers: number }; timeoutMs: number; maxWaitMs: number; timers: Timers }) {
   const { progress, timeoutMs, maxWaitMs, timers } = limits;
-  return new Promise((resolve) => {
-    let answersSeen = progress.answers;
-    let waitedMs = 0;
-    let cancel: Cancel | undefined;
-    let settled = false;
-    const settle = (answer: Guarded<T>) => {
-      if (settled) return;
-      settled = true;
-      cancel?.();
-      resolve(answer);
-    };
-    const check = (periodMs: number) => {
-      if (settled) return;
-      waitedMs += periodMs;
-      const answeredMeanwhile = progress.answers > answersSeen;
-      answersSeen = progress.answers;
-      if (answeredMeanwhile && waitedMs < maxWaitMs) return arm();
-      settle({ ok: false, reason: `no answer within ${waitedMs < maxWaitMs ? timeoutMs : maxWaitMs} ms` });
-    };
-    // Timers run before I/O in each turn of the event loop: after a turn that ran long, the timer would
-    // win over a reply already waiting in the socket. Checking one step later (setImmediate runs after
-    // the I/O phase) lets such a reply count, so a busy process does not take a slow turn for an outage.
-    const arm = () => {
-      const periodMs = Math.min(timeoutMs, maxWaitMs - waitedMs);
-      cancel = timers.after(periodMs, () => setImmediate(check, periodMs));
-    };
-    arm();
-    let work: Promise<T>;
-    try {
-      work = op();
-    } catch (error) {
-      work = Promise.reject(error);
+  type Cohort = { answersSeen: number; waitedMs: number; cancel: Cancel | undefined; waiting: Set<(reason: string) => void> };
+  /** The cohort this turn's calls join; closed at the end of the turn. */
+  let open: Cohort | undefined;
+
+  const arm = (cohort: Cohort) => {
+    const periodMs = Math.min(timeoutMs, maxWaitMs - cohort.waitedMs);
+    cohort.cancel = timers.after(periodMs, () => setImmediate(check, cohort, periodMs));
+  };
+  const check = (cohort: Cohort, periodMs: number) => {
+    cohort.cancel = undefined;
+    if (cohort.waiting.size === 0) return;
+    cohort.waitedMs += periodMs;
+    const answeredMeanwhile = progress.answers > cohort.answersSeen;
+    cohort.answersSeen = progress.answers;
+    if (answeredMeanwhile && cohort.waitedMs < maxWaitMs) return arm(cohort);
+    const reason = `no answer within ${cohort.waitedMs < maxWaitMs ? timeoutMs : maxWaitMs} ms`;
+    for (const fail of [...cohort.waiting]) fail(reason);
+  };
+  const join = (): Cohort => {
+    if (open) {
+      // Every call of the cohort had settled and its timer was stopped: this one starts it again, same turn.
+      if (!open.cancel && open.waitedMs === 0) {
+        open.answersSeen = progress.answers;
+        arm(open);
+      }
+      return open;
     }
-    work.then(
-      (value) => {
-        progress.answers++;
-        settle({ ok: true, value });
-      },
-      (error: unknown) => settle({ ok: false, reason: error instanceof Error ? error.message : String(error) }),
-    );
-  });
+    const cohort: Cohort = { answersSeen: progress.answers, waitedMs: 0, cancel: undefined, waiting: new Set() };
+    open = cohort;
+    setImmediate(() => {
+      if (open === cohort) open = undefined;
+    });
+    arm(cohort);
+    return cohort;
+  };
+
+  return <T>(op: () => Promise<T>): Promise<Guarded<T>> =>
+    new Promise((resolve) => {
+      const cohort = join();
+      let settled = false;
+      const settle = (answer: Guarded<T>) => {
+        if (settled) return;
+        settled = true;
+        cohort.waiting.delete(fail);
+        if (cohort.waiting.size === 0 && cohort.cancel) {
+          cohort.cancel();
+          cohort.cancel = undefined;
+        }
+        resolve(answer);
+      };
+      const fail = (reason: string) => settle({ ok: false, reason });
+      cohort.waiting.add(fail);
+      let work: Promise<T>;
+      try {
+        work = op();
+      } catch (error) {
+        work = Promise.reject(error);
+      }
+      work.then(
+        (value) => {
+          progress.answers++;
+          settle({ ok: true, value });
+        },
+        (error: unknown) => settle({ ok: false, reason: error instanceof Error ? error.message : String(error) }),
+      );
+    });
 }
