@@ -2,7 +2,7 @@
  * Header fields that belong to one connection, not to the message (RFC 9110 section 7.6.1), plus
  * Proxy-Connection, which some clients still send. A proxy never passes them on.
  */
-const HOP_BY_HOP = ['connection', 'proxy-connection', 'keep-alive', 'te', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'transfer-encoding', 'upgrade']);
 
 /**
  * The end-to-end fields of a flat raw header list (`[name, value, name, value, ...]`, as node:http's
@@ -14,17 +14,20 @@ const HOP_BY_HOP = ['connection', 'proxy-connection', 'keep-alive', 'te', 'trans
  * // ['Set-Cookie', 'a=1', 'Set-Cookie', 'b=2']
  */
 export function endToEndHeaders(raw: readonly string[]): string[] {
-  const drop = new Set(HOP_BY_HOP);
+  // The fields Connection names, if any (usually none, or keep-alive): no set is built for the usual answer.
+  let named: Set<string> | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() !== 'connection') continue;
+    const name = raw[i]!;
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue;
     for (const token of raw[i + 1]!.split(',')) {
-      const name = token.trim().toLowerCase();
-      if (name) drop.add(name);
+      const field = token.trim().toLowerCase();
+      if (field) (named ??= new Set()).add(field);
     }
   }
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (!drop.has(raw[i]!.toLowerCase())) kept.push(raw[i]!, raw[i + 1]!);
+    const lower = raw[i]!.toLowerCase();
+    if (!HOP_BY_HOP.has(lower) && !named?.has(lower)) kept.push(raw[i]!, raw[i + 1]!);
   }
   return kept;
 }
