@@ -23,3 +23,38 @@ if count < limit then
 end
 return {0, count, entry[2]}
 `;
+
+/**
+ * The hits of one turn of the event loop in one script call: still atomic hit by hit (the script runs
+ * alone), in order, with one round trip and one script run for the batch. KEYS are the counter keys;
+ * ARGV: limit, the keys' time to live (ms), then per key its caller's now (ms) and the expiry of a new
+ * window (ms). Returns { counted, count, expires } per key, flat, in KEYS order.
+ */
+export const HIT_BATCH_SCRIPT = `
+local limit = tonumber(ARGV[1])
+local ttl = ARGV[2]
+local replies = {}
+for i, key in ipairs(KEYS) do
+  local now = tonumber(ARGV[1 + 2 * i])
+  local fresh = ARGV[2 + 2 * i]
+  local entry = redis.call('HMGET', key, 'count', 'expires')
+  local count = tonumber(entry[1])
+  local expires = tonumber(entry[2])
+  if count == nil or expires == nil or expires <= now then
+    redis.call('HSET', key, 'count', 1, 'expires', fresh)
+    redis.call('PEXPIRE', key, ttl)
+    replies[#replies + 1] = 1
+    replies[#replies + 1] = 1
+    replies[#replies + 1] = fresh
+  elseif count < limit then
+    replies[#replies + 1] = 1
+    replies[#replies + 1] = redis.call('HINCRBY', key, 'count', 1)
+    replies[#replies + 1] = entry[2]
+  else
+    replies[#replies + 1] = 0
+    replies[#replies + 1] = count
+    replies[#replies + 1] = entry[2]
+  end
+end
+return replies
+`;

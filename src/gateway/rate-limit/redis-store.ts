@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import type { CounterStore, HitResult } from './counter-store.ts';
-import { HIT_SCRIPT } from './redis-hit-script.ts';
+import type { CounterRule, CounterStore, HitResult } from './counter-store.ts';
+import { HIT_BATCH_SCRIPT } from './redis-hit-script.ts';
 
 export type RedisStoreOptions = {
   /** `redis://[user:password@]host:port[/db]` or `rediss://...` (TLS). */
@@ -25,15 +25,17 @@ export type RedisStore = CounterStore & {
 };
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'portolan:rl:';
+// Most hits in one script call (a script holds Redis for its whole run).
+const MAX_BATCH = 256;
 // Keys outlive their window by this much, so Redis drops them only once no clock can still read them.
 const CLEANUP_GRACE_MS = 60_000;
 
-type HitReply = [number, number, string | number];
-type WithHitCommand = { rateLimitHit(key: string, ...args: (string | number)[]): Promise<HitReply> };
+type WithHitCommand = { rateLimitHits(keyCount: number, ...keysAndArgs: (string | number)[]): Promise<(string | number)[]> };
+type Pending = { key: string; nowMs: number; rule: CounterRule; resolve(result: HitResult): void; reject(error: unknown): void };
 
 /**
- * Counters in Redis, shared by any number of gateway processes on any number of machines: one Lua
- * script per hit. The client never queues: with the connection down a command fails at once
+ * Counters in Redis, shared by any number of gateway processes on any number of machines: the hits of
+ * one event-loop turn in one Lua script call (each hit atomic, in order; one round trip per batch). The client never queues: with the connection down a command fails at once
  * (no offline queue, no resend), a hung connection is cut after `commandTimeoutMs`, and the
  * client reconnects by itself with capped exponential backoff.
  *
@@ -62,16 +64,53 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   // Failures surface through the commands; the limiter logs the outage once. Without a listener,
   // ioredis would print every reconnection error.
   client.on('error', () => undefined);
-  client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  client.defineCommand('rateLimitHits', { lua: HIT_BATCH_SCRIPT });
   const commands = client as unknown as WithHitCommand;
+
+  // The hits of one turn, sent after that turn's I/O as one script call; each answered from its reply.
+  let batch: Pending[] = [];
+  const send = (hits: Pending[]) => {
+    // One rule per call: a batch is split where the rule changes (the limiter has one; the interface allows more).
+    const { limit, windowMs } = hits[0]!.rule;
+    const keysAndArgs: (string | number)[] = hits.map((hit) => prefix + hit.key);
+    keysAndArgs.push(limit, windowMs + CLEANUP_GRACE_MS);
+    for (const hit of hits) keysAndArgs.push(hit.nowMs, hit.nowMs + windowMs);
+    commands.rateLimitHits(hits.length, ...keysAndArgs).then(
+      (replies) => {
+        for (let i = 0; i < hits.length; i++) {
+          const hit = hits[i]!;
+          hit.resolve({
+            counted: Number(replies[3 * i]) === 1,
+            count: Math.min(Number(replies[3 * i + 1]), limit),
+            expiresAtMs: Number(replies[3 * i + 2]),
+          });
+        }
+      },
+      (error: unknown) => {
+        for (const hit of hits) hit.reject(error);
+      },
+    );
+  };
+  const flush = () => {
+    const hits = batch;
+    batch = [];
+    let start = 0;
+    for (let i = 1; i <= hits.length; i++) {
+      const ruleChanges =
+        i < hits.length && (hits[i]!.rule.limit !== hits[start]!.rule.limit || hits[i]!.rule.windowMs !== hits[start]!.rule.windowMs);
+      if (i === hits.length || ruleChanges || i - start >= MAX_BATCH) {
+        send(hits.slice(start, i));
+        start = i;
+      }
+    }
+  };
 
   return {
     name: 'redis',
-    hit: async (key, nowMs, rule): Promise<HitResult> => {
-      const ttl = rule.windowMs + CLEANUP_GRACE_MS;
-      const [counted, count, expires] = await commands.rateLimitHit(prefix + key, nowMs, rule.limit, nowMs + rule.windowMs, ttl);
-      return { counted: counted === 1, count: Math.min(Number(count), rule.limit), expiresAtMs: Number(expires) };
-    },
+    hit: (key, nowMs, rule) =>
+      new Promise<HitResult>((resolve, reject) => {
+        if (batch.push({ key, nowMs, rule, resolve, reject }) === 1) setImmediate(flush);
+      }),
     peek: async (key, nowMs) => {
       const [count, expires] = await client.hmget(prefix + key, 'count', 'expires');
       if (count === null || expires === null || Number(expires) <= nowMs) return undefined;
