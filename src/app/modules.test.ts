@@ -1,8 +1,13 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
 import { request as send } from 'undici';
-import { startTestSystem } from './test-system.ts';
-import { MODULES } from './modules.ts';
+import { fileURLToPath } from 'node:url';
+import { startTestSystem, tempSqliteUrl } from './test-system.ts';
+import { migrationsOf, MODULES } from './modules.ts';
+import { openDatabase } from '../stores/open-database.ts';
+import { createAccountStore } from '../accounts/account-store.ts';
+import { ADMIN_PROFILE } from '../accounts/admin-bootstrap.ts';
+import { systemClock } from '../lib/clock.ts';
 import { SETTINGS } from './config.ts';
 import { tidesModule } from './fixtures/ninth-interface/module.ts';
 
@@ -124,4 +129,30 @@ t.test('a module whose spec uses a scheme it has no authenticator for is refused
     startTestSystem(t, { modules: [...MODULES, withoutSecurity] }),
     /interface tides has no authenticator for security scheme harbourKey/,
   );
+});
+
+t.test('a contract that does not load stops the start before an administrative password is generated', async (t) => {
+  const unreadable = { ...tidesModule, specFile: fileURLToPath(new URL('./fixtures/ninth-interface/no-such-spec.yaml', import.meta.url)) };
+  const store = tempSqliteUrl(t);
+  const announced: string[] = [];
+  await t.rejects(
+    startTestSystem(t, {
+      modules: [...MODULES, unreadable],
+      config: { database: store.url, adminPassword: '' },
+      announce: (m) => announced.push(m),
+    }),
+    { code: 'ENOENT' },
+  );
+  t.same(announced, [], 'no password was generated (nobody would have kept it)');
+  const database = await openDatabase(store.url, { migrations: migrationsOf([...MODULES, unreadable]) });
+  t.teardown(() => database.close());
+  t.notOk(
+    await createAccountStore(database, { clock: systemClock }).has(ADMIN_PROFILE, 'admin'),
+    'the store holds no administrative account',
+  );
+});
+
+t.test('a configured administrative password is in the store once the start is done', async (t) => {
+  const { system } = await startTestSystem(t, { config: { adminPassword: 'c0rrect horse' } });
+  t.equal(await system.accounts.verify(ADMIN_PROFILE, 'admin', 'c0rrect horse'), 'allow');
 });

@@ -6,11 +6,11 @@ import { createIdGenerator, type IdGenerator } from '../lib/ids.ts';
 import { createMetrics, type Metrics } from '../lib/metrics.ts';
 import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../lib/roles.ts';
 import type { InterfaceName } from '../lib/spec-catalog.ts';
-import { createResponseChecker } from '../lib/contract/response-check.ts';
+import type { ResponseChecker } from '../lib/contract/response-check.ts';
 import { openDatabase } from '../stores/open-database.ts';
 import type { Database, PingResult } from '../stores/database.ts';
 import { createAccountStore, type AccountStore } from '../accounts/account-store.ts';
-import { ADMIN_PROFILE, bootstrapAdmin } from '../accounts/admin-bootstrap.ts';
+import { ADMIN_PROFILE, bootstrapAdmin, type AdminCredentials } from '../accounts/admin-bootstrap.ts';
 import { createBasicAuthenticator } from '../accounts/basic-auth.ts';
 import type { HandlerMap } from '../server/handler-types.ts';
 import type { HealthCheck, InterfaceModule, ModuleContext, TrafficView } from '../server/interface-module.ts';
@@ -85,17 +85,32 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     config.host,
     config.roles.map((role) => ({ role, port: config.ports[role] })),
   );
-  const [runtimes, database] = await Promise.all([
-    Promise.all(modules.map(runtimeOf)),
-    openDatabase(config.database, { migrations: migrationsOf(modules), logger: deps.logger }),
-  ]);
+  const database = await openDatabase(config.database, { migrations: migrationsOf(modules), logger: deps.logger });
   const accounts = createAccountStore(database, { clock: deps.clock });
-  const admin = await bootstrapAdmin(accounts, {
-    adminUser: config.adminUser,
-    adminPassword: config.adminPassword,
-    logger: deps.logger,
-    announce: deps.announce ?? ((message) => process.stdout.write(`${message}\n`)),
-  });
+  const bootstrap = () =>
+    bootstrapAdmin(accounts, {
+      adminUser: config.adminUser,
+      adminPassword: config.adminPassword,
+      logger: deps.logger,
+      announce: deps.announce ?? ((message) => process.stdout.write(`${message}\n`)),
+    });
+  let runtimes: InterfaceRuntime[];
+  let admin: AdminCredentials;
+  // A configured password is hashed (scrypt, ~50 ms of a core, on libuv's threads) while this thread loads
+  // the contracts. A generated one is made only once they loaded: a start that fails on a stale contract
+  // leaves no account behind whose password nobody kept.
+  const hashing = config.adminPassword === '' ? undefined : bootstrap();
+  hashing?.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  try {
+    runtimes = await Promise.all(modules.map(runtimeOf));
+    admin = await (hashing ?? bootstrap());
+  } catch (error) {
+    await hashing?.catch(() => undefined);
+    await database.close();
+    throw error;
+  }
+  // The response checks (tests only) load ajv's 2020 draft, and each spec's checker is built on its first check.
+  const checkerOf = config.validateResponses ? await responseCheckers() : undefined;
   const adminAuthenticator = createBasicAuthenticator(accounts, ADMIN_PROFILE, {
     clock: deps.clock,
     backoff: { failuresBeforeBackoff: config.loginBackoffFailures },
@@ -165,7 +180,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
       ...(module.unrouted ? { unrouted: (path: string) => module.unrouted!(path) } : {}),
       authenticators: deps.authenticators?.[module.name] ?? module.authenticators?.(context) ?? {},
       // One compiled response checker per spec, shared by every role that serves it (tests only).
-      ...(config.validateResponses ? { checkResponse: createResponseChecker(runtime.document) } : {}),
+      ...(checkerOf ? { checkResponse: checkerOf(runtime.document) } : {}),
     };
   });
   const rendererOf = (name: string) => served.find((s) => s.runtime.name === name)!.renderError;
@@ -287,4 +302,13 @@ function completeHandlers(module: InterfaceModule, runtime: InterfaceRuntime, ha
   const stray = Object.keys(handlers).filter((id) => !known.has(id));
   if (stray.length > 0) throw new Error(`interface ${module.name}: handlers for operations its spec does not have: ${stray.join(', ')}`);
   return handlers;
+}
+
+/** A spec's response checker, built on its first check (ajv compiles the document then): a mock start pays only for the specs it is asked about. */
+async function responseCheckers(): Promise<(document: InterfaceRuntime['document']) => ResponseChecker> {
+  const { createResponseChecker } = await import('../lib/contract/response-check.ts');
+  return (document) => {
+    let check: ResponseChecker | undefined;
+    return (operation, response) => (check ??= createResponseChecker(document))(operation, response);
+  };
 }

@@ -1,14 +1,9 @@
 // The `portolan` command (src/cli/main.ts loads it once the compile cache is on), on commander: `start`
 // here; the others are their own modules' commands, loaded only when asked for (a start loads none of
 // them) and given their arguments untouched (each parses and documents its own, `--help` included).
-import { Command, CommanderError } from 'commander';
-import { CONFIG_FILE_ENV } from '../lib/config.ts';
-import { loadConfig, SETTINGS } from '../app/config.ts';
-import { createLogger } from '../lib/logger.ts';
-import { systemClock } from '../lib/clock.ts';
-import { ROLE_DEFINITIONS } from '../lib/roles.ts';
-import { startSystem } from '../app/system.ts';
-import { explainStartFailure } from './failures.ts';
+// The reference system is loaded by `start` alone (`portolan mock` does not pay for it), and a bare
+// `portolan start`, as a service manager runs it, is started without loading commander (~20 ms).
+import type { Setting } from '../lib/config.ts';
 
 type Io = { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; stdin: NodeJS.ReadStream; env: NodeJS.ProcessEnv };
 /** For commands that write whole texts (their own newlines included). */
@@ -18,11 +13,15 @@ const lineIo = (io: Io) => ({
   env: io.env,
 });
 
-const SETTINGS_HELP = `
+/** `start --help`'s list of settings (the settings are the reference system's: loaded for this help only). */
+async function settingsHelp(): Promise<string> {
+  const [{ CONFIG_FILE_ENV }, { SETTINGS }] = await Promise.all([import('../lib/config.ts'), import('../app/config.ts')]);
+  return `
 Settings: environment variables, or the same keys in a JSON file named by ${CONFIG_FILE_ENV}
 (nested keys as objects, e.g. {"ports": {"mapping": 9081}}); the environment wins.
-${SETTINGS.map((s) => `  ${s.env.padEnd(34)} ${s.description} (default: ${String(s.default)})`).join('\n')}
+${SETTINGS.map((s: Setting) => `  ${s.env.padEnd(34)} ${s.description} (default: ${String(s.default)})`).join('\n')}
 `;
+}
 
 /** The commands that parse their own arguments: name, one-line description, and how to run them. */
 const DELEGATED: readonly { name: string; summary: string; run: (args: string[], io: Io) => Promise<number> }[] = [
@@ -100,6 +99,25 @@ async function runGenerate(args: string[], io: Io): Promise<number> {
 
 /** `portolan start`: every configured role, until SIGINT or SIGTERM. Resolves once running; 2 when it cannot start. */
 async function start(io: Io): Promise<number> {
+  const [
+    { loadConfig },
+    { createLogger },
+    { systemClock },
+    { systemTimers },
+    { ROLE_DEFINITIONS },
+    { startSystem },
+    { explainStartFailure },
+    { compactWhenIdle },
+  ] = await Promise.all([
+    import('../app/config.ts'),
+    import('../lib/logger.ts'),
+    import('../lib/clock.ts'),
+    import('../lib/timers.ts'),
+    import('../lib/roles.ts'),
+    import('../app/system.ts'),
+    import('./failures.ts'),
+    import('./idle-compaction.ts'),
+  ]);
   let config;
   try {
     config = loadConfig(io.env);
@@ -122,10 +140,13 @@ async function start(io: Io): Promise<number> {
   }
   for (const { role, url } of system.roles) io.stdout.write(`${role.padEnd(12)} ${url}  (${ROLE_DEFINITIONS[role].seed})\n`);
   io.stdout.write('Portolan is running. Ctrl-C stops it.\n');
+  // The start's young generation given back once the process idles (idle-compaction.ts: ~30 MB of RSS).
+  const cancelCompaction = compactWhenIdle({ timers: systemTimers });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    cancelCompaction();
     logger.info({ signal }, 'stopping');
     const limit = config.shutdownDrainMs + config.shutdownTimeoutMs + 5_000;
     const timer = setTimeout(() => {
@@ -147,6 +168,10 @@ async function start(io: Io): Promise<number> {
  * Usage errors (unknown command or option) are one line and exit 2.
  */
 export async function runPortolan(argv: readonly string[], io: Io): Promise<number> {
+  if (argv.length === 1 && argv[0] === 'start') return start(io);
+  const { Command, CommanderError } = await import('commander');
+  // Only `start`'s help lists the settings (`portolan start --help`, `portolan help start`).
+  const startHelp = argv[0] === 'start' || argv[0] === 'help' ? await settingsHelp() : '';
   let code = 0;
   const program = new Command('portolan')
     .description(
@@ -160,7 +185,7 @@ export async function runPortolan(argv: readonly string[], io: Io): Promise<numb
   program
     .command('start')
     .description('Start the roles of the reference system (gateway, mapping, device, central, diagnostics, login), each on its own port.')
-    .addHelpText('after', SETTINGS_HELP)
+    .addHelpText('after', startHelp)
     .action(async () => {
       code = await start(io);
     });

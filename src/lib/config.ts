@@ -247,7 +247,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv.default({ coerceTypes: true, allErrors: true });
+// The settings' schemas are ours and checked by their tests: not checked against the meta-schema at every start (~50 ms).
+const ajv = new Ajv.default({ coerceTypes: true, allErrors: true, validateSchema: false });
 // Compiled when a setting is given, once per distinct schema: compiling all of them up front cost ~50 ms
 // of every start. Defaults are not checked at run time (config.test.ts checks each against its schema).
 const validators = new Map<string, ReturnType<typeof ajv.compile>>();
