@@ -1,42 +1,53 @@
-// Benchmark (not a test): the mapping role alone (request validation on, as always; response validation
-// off) against a minimal node:http server answering the same bytes (scripts/bench/baseline-replay.ts),
-// each in its own process, loaded alternately in one run by the same closed-loop keep-alive generator.
-// Goal (issue 9): at least 0.75x the baseline's requests per second on GET list.
+// Benchmark (not a test) of the mapping role alone (issue 22, item 4), each configuration in a process of its
+// own and loaded in one run by autocannon in its own process (scripts/bench/load.ts): a raw node:http server
+// replaying the mapping role's own answers byte for byte (scripts/bench/baseline-replay.ts, the 1.00x), fastify 5
+// with the same routes and the spec's request schemas (scripts/bench/fastify-mapping.ts, POST into memory), and
+// the Portolan mapping role (a fresh SQLite file, request validation on as always, response validation off) at
+// log level silent and at the default level, info (its access lines go to stdout, which is read and dropped).
+// Scenarios: GET the vessel list, GET one vessel, POST a valid chart (the spec's `full` example: 201, each one a
+// committed row for Portolan), POST an invalid one (an unknown property: 400). Interleaved rounds, medians; CPU
+// per request of the process under test from /proc.
 //
-//   npm run bench:mapping [-- --requests 20000 --concurrency 64 --rounds 3 --warmup 2000
-//                            --scenarios get-one,get-list,post-valid,post-invalid --cpu-prof <dir> --no-readme]
+//   npm run bench:mapping [-- --duration 5 --connections 50 --rounds 3 --warmup 1
+//                            --scenarios get-list,get-one,post-valid,post-invalid --cpu-prof <dir> --no-readme]
 //
-// A full run without --cpu-prof writes its table into the README (`<!-- bench:mapping -->`).
-// --cpu-prof <dir> starts the mapping role with `node --cpu-prof --cpu-prof-dir=<dir>`; read the profile
-// with `node scripts/bench/top-frames.ts <dir>/<file>.cpuprofile`.
+// Writes its table into the README (`<!-- bench:mapping -->`) unless --no-readme, --cpu-prof or a subset of the
+// scenarios. --cpu-prof <dir> starts both Portolan processes with `node --cpu-prof --cpu-prof-dir=<dir>` (one
+// profile each, written when they stop); read one with `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
 import { spawnSync } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import type { RecordedAnswer } from './baseline-replay.ts';
-import { median, percentile, runLoad } from '../../src/lib/load-generator.ts';
-import { childProcesses } from './processes.ts';
+import { measureLoad, type LoadResult } from './load.ts';
+import { childProcesses, type StartOptions } from './processes.ts';
 import { writeReadmeBlock } from './readme-block.ts';
+
+const SCENARIO_NAMES = ['get-list', 'get-one', 'post-valid', 'post-invalid'] as const;
 
 const { values } = parseArgs({
   allowNegative: true,
   options: {
-    requests: { type: 'string', default: '20000' },
-    concurrency: { type: 'string', default: '64' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '2000' },
-    scenarios: { type: 'string', default: 'get-one,get-list,post-valid,post-invalid' },
+    warmup: { type: 'string', default: '1' },
+    scenarios: { type: 'string', default: SCENARIO_NAMES.join(',') },
     'cpu-prof': { type: 'string' },
     readme: { type: 'boolean', default: true },
   },
 });
-const REQUESTS = Number(values.requests);
-const CONCURRENCY = Number(values.concurrency);
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
 const WARMUP = Number(values.warmup);
 const PROFILE_DIR = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
+for (const [name, value] of Object.entries({ duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS }))
+  if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
+if (!(WARMUP >= 0)) throw new Error('--warmup must be a number of seconds, 0 or more');
 
 /** The commit measured, and whether the working tree differs from it. */
 function revision(): string {
@@ -46,31 +57,27 @@ function revision(): string {
   return `commit ${head.stdout.trim()}${git('status', '--porcelain', '--untracked-files=no').stdout.trim() ? ' with uncommitted changes' : ''}`;
 }
 
+type ScenarioName = (typeof SCENARIO_NAMES)[number];
 type Request = { method: string; path: string; headers?: Record<string, string>; body?: string };
-type Scenario = { name: string; label: string; request: Request; status: number };
+type Scenario = { name: ScenarioName; label: string; request: Request; status: number };
 
-/** The four scenarios of issue 9; bodies come from the spec's examples, so they stay valid as it changes. */
+/** The four scenarios; bodies come from the spec's examples, so they stay valid as it changes. */
 function scenarios(vesselId: string): Scenario[] {
   const spec = parse(readFileSync(new URL('../../specs/mapping.yaml', import.meta.url), 'utf8'));
   const chart = spec.paths['/api/charts'].post.requestBody.content['application/json'].examples.full.value as object;
   const json = { 'content-type': 'application/json' };
   return [
-    {
-      name: 'get-one',
-      label: `GET one (\`/api/vessels/${vesselId}\`)`,
-      request: { method: 'GET', path: `/api/vessels/${vesselId}` },
-      status: 200,
-    },
-    { name: 'get-list', label: 'GET list (`/api/vessels`)', request: { method: 'GET', path: '/api/vessels' }, status: 200 },
+    { name: 'get-list', label: 'GET list', request: { method: 'GET', path: '/api/vessels' }, status: 200 },
+    { name: 'get-one', label: 'GET one', request: { method: 'GET', path: `/api/vessels/${vesselId}` }, status: 200 },
     {
       name: 'post-valid',
-      label: 'POST valid (`/api/charts`)',
+      label: 'POST valid (201)',
       request: { method: 'POST', path: '/api/charts', headers: json, body: JSON.stringify(chart) },
       status: 201,
     },
     {
       name: 'post-invalid',
-      label: 'POST invalid (`/api/charts`, unknown property)',
+      label: 'POST invalid (400)',
       request: { method: 'POST', path: '/api/charts', headers: json, body: JSON.stringify({ ...chart, captain: 'James Cook' }) },
       status: 400,
     },
@@ -80,16 +87,20 @@ function scenarios(vesselId: string): Scenario[] {
 /** Headers the baseline must not replay: they describe one connection or one moment. */
 const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
-/** Sends `request` once to the mapping role and records its answer, so the baseline can send the same bytes. */
+async function send(base: string, { method, path, headers, body }: Request): Promise<Response> {
+  return fetch(new URL(path, base), { method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
+}
+
+/** Sends the scenario's request once to the mapping role and records its answer, so the baseline can send the same bytes. */
 async function record(base: string, scenario: Scenario): Promise<RecordedAnswer> {
-  const { method, path, headers, body } = scenario.request;
-  const response = await fetch(new URL(path, base), { method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
+  const response = await send(base, scenario.request);
   const bytes = Buffer.from(await response.arrayBuffer());
   if (response.status !== scenario.status) {
     throw new Error(
       `${scenario.name}: the mapping role answered ${response.status}, expected ${scenario.status}: ${bytes.toString().slice(0, 300)}`,
     );
   }
+  const { method, path, body } = scenario.request;
   return {
     method,
     path,
@@ -100,88 +111,186 @@ async function record(base: string, scenario: Scenario): Promise<RecordedAnswer>
   };
 }
 
-type Measurement = { rps: number; p99: number; unexpected: number };
-
-async function measure(url: string, scenario: Scenario): Promise<Measurement> {
-  const { method, path, headers, body } = scenario.request;
-  const request = () => ({ method, path, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
-  if (WARMUP > 0) await runLoad({ targets: [url], requests: WARMUP, concurrency: CONCURRENCY, request });
-  const result = await runLoad({ targets: [url], requests: REQUESTS, concurrency: CONCURRENCY, request });
-  const unexpected = [...result.byStatus].filter(([status]) => status !== scenario.status).reduce((sum, [, n]) => sum + n, 0);
-  return { rps: REQUESTS / result.seconds, p99: percentile(result.latenciesMs, 99), unexpected };
+/** Every server answers every scenario with its status, and a GET with the same value (fastify's data is the seed's). */
+async function checkAnswers(rows: readonly Target[], chosen: readonly Scenario[]): Promise<void> {
+  for (const scenario of chosen) {
+    let reference: unknown;
+    for (const row of rows) {
+      const response = await send(row.url, scenario.request);
+      const text = await response.text();
+      if (response.status !== scenario.status)
+        throw new Error(`${row.key} answered ${scenario.name} with ${response.status}, expected ${scenario.status}: ${text.slice(0, 300)}`);
+      if (scenario.request.method !== 'GET') continue;
+      const value: unknown = JSON.parse(text);
+      reference ??= value;
+      if (!isDeepStrictEqual(value, reference))
+        throw new Error(`${row.key} answers ${scenario.name} with another value than ${rows[0]!.key}`);
+    }
+  }
 }
+
+type Target = { key: 'raw' | 'fastify' | 'silent' | 'info'; label: string; url: string; pid: number };
+type Cell = { results: LoadResult[]; unexpected: number };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const median = (xs: readonly number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-mapping-'));
 const children = childProcesses();
+let exitCode = 0;
 try {
   if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
-  const mapping = await children.portolan(
-    'mapping',
-    { PORTOLAN_MAPPING_PORT: '0', PORTOLAN_DATABASE: `sqlite:${join(dir, 'mapping.db')}`, PORTOLAN_VALIDATE_RESPONSES: 'false' },
-    'mapping',
-    PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {},
-  );
-  const vessels = (await (await fetch(new URL('/api/vessels', mapping))).json()) as { data: { id: string }[] };
+  const profiled = (name: string): StartOptions =>
+    PROFILE_DIR
+      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=mapping-${name}-${process.pid}.cpuprofile`] }
+      : {};
+  const portolan = async (key: 'silent' | 'info', env: Record<string, string>) => {
+    const url = await children.portolan(
+      'mapping',
+      {
+        PORTOLAN_MAPPING_PORT: '0',
+        PORTOLAN_DATABASE: `sqlite:${join(dir, `mapping-${key}.db`)}`,
+        PORTOLAN_VALIDATE_RESPONSES: 'false',
+        ...env,
+      },
+      'mapping',
+      profiled(key),
+    );
+    return { url, pid: children.pidOf(url) };
+  };
+  const silent = await portolan('silent', {});
+  const info = await portolan('info', { PORTOLAN_LOG_LEVEL: 'info' });
+
+  const vessels = (await (await fetch(new URL('/api/vessels', silent.url))).json()) as { data: { id: string }[] };
   const wanted = values.scenarios.split(',').map((s) => s.trim());
   const chosen = scenarios(vessels.data[0]!.id).filter((s) => wanted.includes(s.name));
-  if (chosen.length !== wanted.length)
-    throw new Error(`--scenarios: choose from get-one, get-list, post-valid, post-invalid (got ${values.scenarios})`);
+  if (chosen.length !== wanted.length) throw new Error(`--scenarios: choose from ${SCENARIO_NAMES.join(', ')} (got ${values.scenarios})`);
   const answers: RecordedAnswer[] = [];
-  for (const scenario of chosen) answers.push(await record(mapping, scenario));
+  for (const scenario of chosen) answers.push(await record(silent.url, scenario));
   writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers));
-  const baseline = await children.start(['scripts/bench/baseline-replay.ts'], { ANSWERS: join(dir, 'answers.json') }, /^READY (\S+)/);
+  const raw = await children.start(['scripts/bench/baseline-replay.ts'], { ANSWERS: join(dir, 'answers.json') }, /^READY (\S+)/);
+  const fastify = await children.start(['scripts/bench/fastify-mapping.ts'], {}, /^READY (\S+)/);
 
-  // One untimed pass first: the load generator itself and both servers are JIT-compiled before any
-  // figure is kept (without it the first scenario's baseline reads about half its later figures).
-  for (const scenario of chosen) for (const url of [baseline, mapping]) await measure(url, scenario);
+  const targets: Target[] = [
+    { key: 'raw', label: 'raw node:http replaying the same bytes (baseline)', url: raw, pid: children.pidOf(raw) },
+    {
+      key: 'fastify',
+      label: 'fastify 5, same routes and request schemas, POST into memory, no logger',
+      url: fastify,
+      pid: children.pidOf(fastify),
+    },
+    { key: 'silent', label: 'Portolan mapping role, log level silent', url: silent.url, pid: silent.pid },
+    { key: 'info', label: 'Portolan mapping role, log level info (the default)', url: info.url, pid: info.pid },
+  ];
+  await checkAnswers(targets, chosen);
 
-  const runs = chosen.map(() => ({ baseline: [] as Measurement[], mapping: [] as Measurement[] }));
+  const load = (target: Target, scenario: Scenario, durationSeconds: number) => {
+    const { method, path, headers, body } = scenario.request;
+    return measureLoad(
+      {
+        url: target.url,
+        path,
+        method,
+        connections: CONNECTIONS,
+        durationSeconds,
+        ...(headers ? { headers } : {}),
+        ...(body !== undefined ? { body } : {}),
+      },
+      [target.pid],
+    );
+  };
+  // Warm-up: every process JIT-compiles each path (and the load generator its own) before a figure is kept.
+  if (WARMUP > 0) for (const scenario of chosen) for (const target of targets) await load(target, scenario, WARMUP);
+  const cells = new Map<string, Cell>();
+  const cellOf = (target: Target, scenario: Scenario) => {
+    const key = `${target.key} ${scenario.name}`;
+    return cells.get(key) ?? cells.set(key, { results: [], unexpected: 0 }).get(key)!;
+  };
   for (let round = 0; round < ROUNDS; round++) {
-    // Interleaved, baseline then mapping per scenario, so a slow moment of the machine hits both alike.
-    for (const [k, scenario] of chosen.entries()) {
-      runs[k]!.baseline.push(await measure(baseline, scenario));
-      runs[k]!.mapping.push(await measure(mapping, scenario));
-      process.stderr.write(
-        `round ${round + 1}/${ROUNDS} ${scenario.name}: ${runs[k]!.mapping.at(-1)!.rps.toFixed(0)} vs ${runs[k]!.baseline.at(-1)!.rps.toFixed(0)} req/s\n`,
-      );
+    // Interleaved: each scenario on every server back to back, so a slow moment of the machine hits all alike.
+    for (const scenario of chosen) {
+      for (const target of targets) {
+        const result = await load(target, scenario, DURATION);
+        const cell = cellOf(target, scenario);
+        cell.results.push(result);
+        // autocannon counts answers outside 2xx: every one for the 400 scenario, none for the others.
+        cell.unexpected += result.errors + (scenario.status < 300 ? result.non2xx : result.requests - result.non2xx);
+        log(
+          `round ${round + 1}/${ROUNDS} ${scenario.name} ${target.key}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, ` +
+            `${result.cpuUsPerRequest?.toFixed(0)} µs CPU/request, non-2xx ${result.non2xx}, errors ${result.errors}`,
+        );
+      }
     }
   }
 
+  const rps = (key: Target['key'], scenario: Scenario) => median(cells.get(`${key} ${scenario.name}`)!.results.map((r) => r.rps));
   const lines = [
-    `${REQUESTS} requests x ${ROUNDS} rounds per scenario and server (after ${WARMUP} warm-up requests each time), concurrency ${CONCURRENCY}, ` +
-      `keep-alive, median of interleaved rounds; ${revision()}, node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}.`,
+    `Each configuration in its own process; autocannon in its own process, \`-c ${CONNECTIONS} -d ${DURATION}\`, keep-alive; ` +
+      `${ROUNDS} interleaved round${ROUNDS === 1 ? '' : 's'} after a ${WARMUP} s warm-up of each, medians. Cells: req/s, x the raw baseline ` +
+      `in the same run, CPU µs per request of the process under test (from /proc). ${revision()}, node ${process.version}, ` +
+      `${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}.`,
     '',
-    '| scenario | baseline req/s | baseline p99 ms | mapping req/s | mapping p99 ms | x baseline | x per round (min-max) | unexpected status |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| configuration | ${chosen.map((s) => s.label).join(' | ')} |`,
+    `|---|${chosen.map(() => '---:|').join('')}`,
   ];
-  for (const [k, scenario] of chosen.entries()) {
-    const b = runs[k]!.baseline;
-    const m = runs[k]!.mapping;
-    const [bRps, mRps] = [median(b.map((x) => x.rps)), median(m.map((x) => x.rps))];
-    const unexpected = [...b, ...m].reduce((sum, x) => sum + x.unexpected, 0);
-    // The ratio within each round (baseline and mapping measured back to back) shows how steady the machine was.
-    const perRound = m.map((x, i) => x.rps / b[i]!.rps);
-    const spread = `${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)}`;
-    lines.push(
-      `| ${scenario.label} | ${bRps.toFixed(0)} | ${median(b.map((x) => x.p99)).toFixed(1)} | ${mRps.toFixed(0)} | ` +
-        `${median(m.map((x) => x.p99)).toFixed(1)} | ${(mRps / bRps).toFixed(2)} | ${spread} | ${unexpected} |`,
+  for (const target of targets) {
+    const row = chosen.map((scenario) => {
+      const cell = cells.get(`${target.key} ${scenario.name}`)!;
+      const r = rps(target.key, scenario);
+      const cpu = median(cell.results.map((x) => x.cpuUsPerRequest ?? Number.NaN));
+      const bad = cell.unexpected ? `, **${cell.unexpected} unexpected**` : '';
+      return `${r.toFixed(0)} · ${(r / rps('raw', scenario)).toFixed(2)}x · ${cpu.toFixed(0)} µs${bad}`;
+    });
+    lines.push(`| ${target.label} | ${row.join(' | ')} |`);
+  }
+  lines.push('', `| p99 latency, ms | ${chosen.map((s) => s.label).join(' | ')} |`, `|---|${chosen.map(() => '---:|').join('')}`);
+  for (const target of targets) {
+    const row = chosen.map((scenario) => median(cells.get(`${target.key} ${scenario.name}`)!.results.map((x) => x.p99Ms)).toFixed(1));
+    lines.push(`| ${target.label} | ${row.join(' | ')} |`);
+  }
+
+  const verdict = (met: boolean) => (met ? 'met' : '**not met**');
+  // Beside each req/s ratio, the same ratio by CPU per request (the other's µs over Portolan's): what one core
+  // would serve, steadier than req/s when other work on the machine takes turns with the processes measured.
+  const cpu = (key: Target['key'], scenario: Scenario) =>
+    median(cells.get(`${key} ${scenario.name}`)!.results.map((r) => r.cpuUsPerRequest ?? Number.NaN));
+  const goals: string[] = [];
+  for (const scenario of chosen) {
+    const against = scenario.name === 'post-valid' ? 'raw' : 'fastify';
+    const goal = scenario.name === 'post-valid' ? 0.5 : 1;
+    const [atInfo, atSilent] = [rps('info', scenario) / rps(against, scenario), rps('silent', scenario) / rps(against, scenario)];
+    const [cpuInfo, cpuSilent] = [cpu(against, scenario) / cpu('info', scenario), cpu(against, scenario) / cpu('silent', scenario)];
+    const durable = scenario.name === 'post-valid' ? ', each 201 sent after its row is committed' : '';
+    goals.push(
+      `- ${scenario.label}, Portolan at info: ${atInfo.toFixed(2)}x ${against} (goal ≥ ${goal.toFixed(1)}x${durable}): ${verdict(atInfo >= goal)}; ` +
+        `at silent ${atSilent.toFixed(2)}x. By CPU per request: ${cpuInfo.toFixed(2)}x at info, ${cpuSilent.toFixed(2)}x at silent`,
     );
   }
-  const table = lines.join('\n');
+  const logging = chosen.map((s) => `${s.label} ${((1 - rps('info', s) / rps('silent', s)) * 100).toFixed(1)} %`).join(', ');
+  goals.push(`- logging cost, Portolan info against silent (req/s lost): ${logging}`);
+  const table = [...lines, '', 'Goals (issue 22):', '', ...goals].join('\n');
   console.log(table);
-  const full = chosen.length === 4;
+  const full = chosen.length === SCENARIO_NAMES.length;
   if (values.readme && full && !PROFILE_DIR) {
     writeReadmeBlock('bench:mapping', table);
     console.log('\nWritten into README.md (bench:mapping block).');
   } else if (values.readme) {
     console.log(`\nREADME.md left as it is (${PROFILE_DIR ? 'a profiled run' : 'not every scenario'}).`);
   }
+} catch (error) {
+  console.error(error);
+  exitCode = 1;
 } finally {
   await children.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 if (PROFILE_DIR) {
-  for (const file of readdirSync(PROFILE_DIR).filter((f) => f.endsWith('.cpuprofile'))) {
-    console.log(`profile: ${join(PROFILE_DIR, file)}  (node scripts/bench/top-frames.ts ${join(PROFILE_DIR, file)})`);
+  for (const file of readdirSync(PROFILE_DIR).filter((f) => f.endsWith(`-${process.pid}.cpuprofile`))) {
+    console.log(`profile: ${join(PROFILE_DIR, file)}  (node scripts/bench/top-frames.ts ${join(PROFILE_DIR, file)} --skip-ms 2000)`);
   }
 }
+process.exitCode = exitCode;

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Transform, type Readable } from 'node:stream';
 import { portolanError, type PortolanError } from '../lib/errors.ts';
 import { isDatabaseError } from '../stores/database-error.ts';
@@ -7,7 +8,8 @@ import type { Logger } from '../lib/logger.ts';
 import { isFailure, type HandlerMap, type HandlerOutcome, type HandlerRequest, type HandlerResponse } from './handler-types.ts';
 import type { InterfaceRuntime, RuntimeOperation } from './interface-runtime.ts';
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from './route-table.ts';
-import { parseBody, parseCookies, parseQuery, splitTarget } from './request-parsing.ts';
+import { parseBody, parseCookies, parseQuery } from './request-parsing.ts';
+import { serializedBody } from './lasting-body.ts';
 import { admitBody, mediaTypeOf, tooLarge } from './body-policy.ts';
 import { BodyTimeout, BodyTooLarge, readBody } from './request-body.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
@@ -208,103 +210,157 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
     return { ok: false, response: fail(owner, outcome.error, request, operation, outcome.headers) };
   }
 
-  /** Stage 3, the body: its policy from the headers (415/413), then read (408/413) and parsed once when the operation buffers it. */
-  async function readRequestBody(
+  /**
+   * Stage 3, the body: its policy from the headers (415/413), then read (408/413) and parsed once when the
+   * operation buffers it. Synchronous when the whole body arrived with the head (most do).
+   */
+  function readRequestBody(
     owner: RoleInterface,
     operation: RuntimeOperation,
     request: IncomingRequest,
     limit: number,
-  ): Promise<{ ok: true; rawBody?: Buffer; body?: unknown } | { ok: false; response: RoleResponse }> {
+  ): BodyRead | RoleResponse | Promise<BodyRead | RoleResponse> {
     const refusal = admitBody(operation.body, request.headers, limit);
-    if (refusal) return { ok: false, response: fail(owner, refusal, request, operation) };
-    if (operation.body.mode !== 'buffer') return { ok: true };
+    if (refusal) return fail(owner, refusal, request, operation);
+    if (operation.body.mode !== 'buffer') return NO_BODY;
+    // Taken as it lies in the stream's buffer, without a read loop or a timer; else read as it arrives. The role
+    // app is reached while node:http is still parsing the packet that brought the head (its body callbacks come
+    // after the head's, each followed by the microtask queue): a body that came with the head is there once this
+    // turn's reads are parsed, in the check phase.
+    const arrived = arrivedBody(request.body, limit);
+    if (arrived !== NOT_YET) return parsedBody(owner, operation, request, arrived);
+    return afterReads().then(() => {
+      const parsedWithHead = arrivedBody(request.body, limit);
+      if (parsedWithHead !== NOT_YET) return parsedBody(owner, operation, request, parsedWithHead);
+      return bodyArriving(owner, operation, request, limit);
+    });
+  }
+
+  /** A body still arriving: read within the body deadline (408) and the limit (413), then parsed. */
+  async function bodyArriving(
+    owner: RoleInterface,
+    operation: RuntimeOperation,
+    request: IncomingRequest,
+    limit: number,
+  ): Promise<BodyRead | RoleResponse> {
     let rawBody: Buffer | undefined;
     try {
       rawBody = await readBody(request.body, limit, { timers: options.timers ?? systemTimers, ms: options.bodyTimeoutMs ?? 30_000 });
     } catch (error) {
       if (error instanceof BodyTimeout) {
         const timeout = portolanError('requestTimeout', `The request body did not arrive within ${error.timeoutMs} ms.`);
-        return { ok: false, response: fail(owner, timeout, request, operation) };
+        return fail(owner, timeout, request, operation);
       }
       if (!(error instanceof BodyTooLarge)) throw error;
-      return { ok: false, response: fail(owner, tooLarge(limit), request, operation) };
+      return fail(owner, tooLarge(limit), request, operation);
     }
+    return parsedBody(owner, operation, request, rawBody);
+  }
+
+  /** The body's bytes parsed once by their media type (malformed: 400), unless the operation parses them itself. */
+  function parsedBody(owner: RoleInterface, operation: RuntimeOperation, request: IncomingRequest, rawBody: Buffer | undefined) {
     // An operation that parses its body itself gets the bytes only (body-policy.ts `parsedBy`).
-    if (operation.body.parsedBy !== 'framework') return { ok: true, ...(rawBody ? { rawBody } : {}) };
+    if (operation.body.parsedBy !== 'framework') return { rawBody, body: undefined };
     const parsed = parseBody(mediaTypeOf(request.headers['content-type']), rawBody);
-    if (!parsed.ok) return { ok: false, response: fail(owner, parsed.error, request, operation) };
-    return { ok: true, ...(rawBody ? { rawBody } : {}), body: parsed.value };
+    if (!parsed.ok) return fail(owner, parsed.error, request, operation);
+    return { rawBody, body: parsed.value };
   }
 
-  /** Stage 5, the handler (501 when there is none): its response checked, its failure rendered in the interface's shape. */
-  async function runHandler(owner: RoleInterface, operation: RuntimeOperation, request: IncomingRequest, handlerRequest: HandlerRequest) {
-    const handler = owner.handlers[operation.operationId];
-    if (!handler) {
-      return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
-    }
-    let outcome: HandlerOutcome;
+  /** Stage 5, the handler's outcome: its response checked, its failure rendered in the interface's shape. */
+  function answerOf(owner: RoleInterface, operation: RuntimeOperation, request: IncomingRequest, outcome: HandlerOutcome): RoleResponse {
+    if (isFailure(outcome)) return fail(owner, outcome.error, request, operation, outcome.headers);
+    const response = owner.checkResponse ? checkedResponse(owner, operation, outcome) : outcome;
+    // A lasting body (lasting-body.ts) goes out as the bytes it was serialised to once.
+    const bytes = serializedBody(response.body);
+    if (bytes === undefined) return { ...response, operationId: operation.operationId };
+    return { ...response, body: bytes, contentType: response.contentType ?? 'application/json', operationId: operation.operationId };
+  }
+
+  /**
+   * One request through the stages: route -> authorize -> body -> validate -> handler. Plain functions that
+   * return an answer, or a promise of one only where a stage waits (a scheme to check, a body still arriving,
+   * a handler's store): a request that waits for nothing costs no suspended frame and no microtask turn.
+   */
+  function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
     try {
-      outcome = await handler(handlerRequest);
+      const answer = route(request, handleOptions);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
     } catch (error) {
-      return failed(owner, operation, request, error);
+      return Promise.reject(error);
     }
-    if (!isFailure(outcome)) return { ...checkedResponse(owner, operation, outcome), operationId: operation.operationId };
-    return fail(owner, outcome.error, request, operation, outcome.headers);
   }
 
-  /** One request through the stages: route -> authorize -> body -> validate -> handler. */
-  async function handle(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number } = {}): Promise<RoleResponse> {
-    const { path, query: queryString } = splitTarget(request.url);
+  /** Stage 1, route, then stage 2, security from the spec (401/403 before any byte of the body is read). */
+  function route(request: IncomingRequest, handleOptions: { bodyLimitBytes?: number }): Answer {
+    const target = request.url;
+    const queryStart = target.indexOf('?');
+    const path = queryStart === -1 ? target : target.slice(0, queryStart);
     // HEAD is served wherever GET is (RFC 9110 9.3.2): the same answer, whose body node:http leaves out.
     const match = routes.find(request.method, path) ?? (request.method === 'HEAD' ? routes.find('GET', path) : undefined);
     if (!match) return unmatched(request, path);
-    const { operation, params } = match;
-    const owner = byInterface.get(operation.interfaceName)!;
-    const cookies = operation.readsCookies ? parseCookies(request.headers.cookie) : EMPTY;
+    const routed: Routed = {
+      request,
+      operation: match.operation,
+      owner: byInterface.get(match.operation.interfaceName)!,
+      path,
+      params: match.params,
+      queryString: queryStart === -1 ? '' : target.slice(queryStart + 1),
+      cookies: match.operation.readsCookies ? parseCookies(request.headers.cookie) : EMPTY,
+      principal: undefined,
+      bodyLimitBytes: handleOptions.bodyLimitBytes,
+    };
+    if (isOpen(routed.operation.security)) return withBody(routed);
+    return authorize(routed.owner, routed.operation, request, routed.cookies).then((authorized) => {
+      if (!authorized.ok) return authorized.response;
+      routed.principal = authorized.principal;
+      return withBody(routed);
+    });
+  }
 
-    const authorized = await authorize(owner, operation, request, cookies);
-    if (!authorized.ok) return authorized.response;
-
+  /** Stage 3, the body (see readRequestBody), then on. */
+  function withBody(routed: Routed): Answer {
+    const { operation } = routed;
+    if (operation.body.mode === 'none') return validated(routed, NO_BODY, Infinity);
     // A streamed body is bounded only by its operation's own limit (the buffered limit is for bodies held in memory).
-    const streamed = operation.body.mode === 'stream';
-    const limit = handleOptions.bodyLimitBytes ?? operation.body.maxBytes ?? (streamed ? Infinity : options.bodyLimitBytes);
-    const read = await readRequestBody(owner, operation, request, limit);
-    if (!read.ok) return read.response;
+    const limit =
+      routed.bodyLimitBytes ?? operation.body.maxBytes ?? (operation.body.mode === 'stream' ? Infinity : options.bodyLimitBytes);
+    const read = readRequestBody(routed.owner, operation, routed.request, limit);
+    if (read instanceof Promise) return read.then((outcome) => (isBodyRead(outcome) ? validated(routed, outcome, limit) : outcome));
+    return isBodyRead(read) ? validated(routed, read, limit) : read;
+  }
 
-    // Stage 4, validation with the compiled validators (path and query values coerced to their schema types).
-    const query = parseQuery(queryString);
+  /** Stage 4, validation with the compiled validators (path and query values coerced to their schema types), then stage 5, the handler. */
+  function validated(routed: Routed, read: BodyRead, limit: number): Answer {
+    const { request, operation, owner } = routed;
+    const query = parseQuery(routed.queryString);
     for (const name of operation.arrayQueryParameters) {
       if (typeof query[name] === 'string') query[name] = [query[name]];
     }
     const body = read.body;
-    const invalid = validate(operation, {
-      path: params,
-      query,
-      header: request.headers,
-      cookie: cookies,
-      ...(body === undefined || Buffer.isBuffer(body) ? {} : { requestBody: body }),
-    });
+    const parts: Record<string, unknown> = { path: routed.params, query, header: request.headers, cookie: routed.cookies };
+    if (body !== undefined && !Buffer.isBuffer(body)) parts.requestBody = body;
+    const invalid = validate(operation, parts);
     if (invalid) return fail(owner, invalid, request, operation);
 
-    return runHandler(owner, operation, request, {
-      operationId: operation.operationId,
-      role: options.role,
-      method: request.method,
-      path,
-      params,
-      query,
-      headers: request.headers,
-      // Parsed here only when the spec reads cookies; otherwise on a handler's first look.
-      get cookies() {
-        return operation.readsCookies ? cookies : parseCookies(request.headers.cookie);
-      },
-      body,
-      rawBody: read.rawBody,
-      ...(streamed && request.body ? { bodyStream: limit === Infinity ? request.body : limitedStream(request.body, limit) } : {}),
-      ...(authorized.principal === undefined ? {} : { principal: authorized.principal }),
-      ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
-      requestId: request.requestId,
-    });
+    // The handler, 501 when there is none.
+    const handler = owner.handlers[operation.operationId];
+    if (!handler) {
+      return fail(owner, portolanError('notImplemented', `${operation.operationId} is not implemented yet.`), request, operation);
+    }
+    const handlerRequest = new RoutedRequest(options.role, routed, query, body, read.rawBody);
+    if (operation.body.mode === 'stream' && request.body)
+      handlerRequest.bodyStream = limit === Infinity ? request.body : limitedStream(request.body, limit);
+    let outcome: ReturnType<typeof handler>;
+    try {
+      outcome = handler(handlerRequest);
+    } catch (error) {
+      return failed(owner, operation, request, error);
+    }
+    if (!(outcome instanceof Promise)) return answerOf(owner, operation, request, outcome);
+    return outcome.then(
+      (settled) => answerOf(owner, operation, request, settled),
+      (error: unknown) => failed(owner, operation, request, error),
+    );
   }
 
   return {
@@ -324,26 +380,36 @@ export function createRoleApp(options: RoleAppOptions): RoleApp {
  * nor one whose operation says `x-portolan-body-validation: handler`.
  */
 function validate(operation: RuntimeOperation, parameters: Record<string, unknown>): PortolanError | undefined {
-  // The body validator comes first; a streamed body, or one its handler validates, skips it.
-  const skipBody = operation.body.mode === 'stream' || (operation.body.validatedBy === 'handler' && operation.body.mode !== 'none');
-  const validators = skipBody ? operation.validators().slice(-1) : operation.validators();
-  const errors = [];
-  for (const validator of validators) {
+  let errors: ErrorObject[] | undefined;
+  for (const validator of validatorsOf(operation)) {
     try {
-      if (!validator(parameters)) errors.push(...(validator.errors ?? []));
+      if (!validator(parameters)) (errors ??= []).push(...(validator.errors ?? []));
     } catch (error) {
       // A value nested deeper than the validator can recurse: refused, never a 500.
       if (error instanceof RangeError) return portolanError('invalidRequest', 'Invalid request: the body is nested too deeply.');
       throw error;
     }
   }
-  if (errors.length === 0) return undefined;
+  if (errors === undefined || errors.length === 0) return undefined;
   const problems = toProblems(errors);
   return portolanError(
     'invalidRequest',
     describeProblems(problems, Math.max(errors.length, problems.length)),
     problems.slice(0, MAX_PROBLEMS),
   );
+}
+
+const runValidators = new WeakMap<RuntimeOperation, readonly ValidateFunction[]>();
+
+/** The validators a request of the operation runs, decided on its first request: a streamed body, or one its handler validates, skips the body validator (the first). */
+function validatorsOf(operation: RuntimeOperation): readonly ValidateFunction[] {
+  let validators = runValidators.get(operation);
+  if (validators === undefined) {
+    const skipBody = operation.body.mode === 'stream' || (operation.body.validatedBy === 'handler' && operation.body.mode !== 'none');
+    validators = skipBody ? operation.validators().slice(-1) : operation.validators();
+    runValidators.set(operation, validators);
+  }
+  return validators;
 }
 
 /** The body as a stream that fails with BodyTooLarge once more than `limit` bytes have passed. */
@@ -360,6 +426,92 @@ function limitedStream(body: Readable, limit: number): Readable {
 }
 
 const EMPTY: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
+
+/** An answer now, or once a stage has waited. */
+type Answer = RoleResponse | Promise<RoleResponse>;
+
+/** A request routed to its operation, as the later stages take it. */
+type Routed = {
+  request: IncomingRequest;
+  operation: RuntimeOperation;
+  owner: RoleInterface;
+  path: string;
+  params: Record<string, string>;
+  queryString: string;
+  cookies: Record<string, string>;
+  /** Who the operation's security authenticated, when a scheme names a user. */
+  principal: string | undefined;
+  bodyLimitBytes: number | undefined;
+};
+
+/**
+ * What a handler sees of a request (HandlerRequest): one class, so building it per request copies nothing and
+ * allocates no closure; the cookies are parsed here only when the spec reads them, otherwise on a handler's first look.
+ */
+class RoutedRequest implements HandlerRequest {
+  readonly operationId: string;
+  readonly role: string;
+  readonly method: string;
+  readonly path: string;
+  readonly params: Record<string, string>;
+  readonly query: Record<string, unknown>;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+  readonly rawBody: Buffer | undefined;
+  readonly requestId: string;
+  // Declared only: own properties when set, absent otherwise (as the optional fields of HandlerRequest).
+  declare bodyStream?: Readable;
+  declare principal?: string;
+  declare remoteAddress?: string;
+  #cookies: Record<string, string> | undefined;
+
+  constructor(role: string, routed: Routed, query: Record<string, unknown>, body: unknown, rawBody: Buffer | undefined) {
+    const { operation, request } = routed;
+    this.operationId = operation.operationId;
+    this.role = role;
+    this.method = request.method;
+    this.path = routed.path;
+    this.params = routed.params;
+    this.query = query;
+    this.headers = request.headers;
+    this.body = body;
+    this.rawBody = rawBody;
+    this.requestId = request.requestId;
+    this.#cookies = operation.readsCookies ? routed.cookies : undefined;
+    if (routed.principal !== undefined) this.principal = routed.principal;
+    if (request.remoteAddress !== undefined) this.remoteAddress = request.remoteAddress;
+  }
+
+  get cookies(): Record<string, string> {
+    return this.#cookies ?? parseCookies(this.headers.cookie);
+  }
+}
+
+/** A request body as read and parsed: its bytes, and its value when the role app parsed it. */
+type BodyRead = { rawBody: Buffer | undefined; body: unknown };
+const NO_BODY: BodyRead = Object.freeze({ rawBody: undefined, body: undefined });
+const isBodyRead = (outcome: BodyRead | RoleResponse): outcome is BodyRead => !('status' in outcome);
+
+/** Resolves in the check phase of this turn of the event loop, after the reads of its poll phase were handled. */
+const afterReads = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The body is not all in the stream's buffer yet: it is read as it arrives. */
+const NOT_YET = Symbol('not yet');
+
+/**
+ * The whole body, when the request has already been received to its end (node:http's `complete`) and nobody
+ * read from it: taken from the stream's buffer in one read. NOT_YET otherwise (still arriving, over the limit,
+ * or a stream that is not a request), for readBody to read as it comes; undefined for an empty body.
+ */
+function arrivedBody(stream: Readable | undefined, limit: number): Buffer | undefined | typeof NOT_YET {
+  if (stream === undefined) return undefined;
+  if ((stream as Readable & { complete?: boolean }).complete !== true || stream.readableFlowing !== null || stream.readableLength > limit)
+    return NOT_YET;
+  const chunk: Buffer | string | null = stream.read();
+  if (chunk === null) return undefined;
+  const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  return bytes.length === 0 ? undefined : bytes;
+}
 
 function lowerKeys(headers: HandlerResponse['headers']) {
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));

@@ -58,5 +58,6 @@ function bounded(text: string): string {
   return clean.length > MAX_SEGMENT ? `${clean.slice(0, MAX_SEGMENT - 3)}...` : clean;
 }
 
-const escapeSegment = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
-const unescapeSegment = (s: string) => s.replaceAll('~1', '/').replaceAll('~0', '~');
+// Most segments hold neither character: they are returned as they are, without a copy.
+const escapeSegment = (s: string) => (s.includes('~') || s.includes('/') ? s.replaceAll('~', '~0').replaceAll('/', '~1') : s);
+const unescapeSegment = (s: string) => (s.includes('~') ? s.replaceAll('~1', '/').replaceAll('~0', '~') : s);

@@ -1,4 +1,5 @@
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -107,4 +108,105 @@ t.test('a connection lost in the middle of a transaction fails that transaction,
   t.match((error as Error).message, /lost during the transaction/);
   await db.transaction((tx) => tx.execute("INSERT INTO notes VALUES ('next')"));
   t.same(await db.query('SELECT id FROM notes'), [{ id: 'next' }], 'the lost transaction left nothing behind');
+});
+
+/** Frames in the write-ahead log: each commit appends the pages it changed, one frame each. */
+function walFrames(path: string, pageSize: number): number {
+  const size = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  return size === 0 ? 0 : (size - 32) / (pageSize + 24);
+}
+
+t.test('the writes of one event-loop turn are committed together, each settled once committed', async (t) => {
+  const { path } = tempDatabasePath(t);
+  const db = openSqliteDatabase({ path });
+  t.teardown(() => db.close());
+  await db.executeScript('CREATE TABLE notes (id TEXT PRIMARY KEY)');
+  const [{ page_size: pageSize }] = (await db.query('PRAGMA page_size')) as [{ page_size: number }];
+  const before = walFrames(path, pageSize);
+  // Another connection, as another process would see the file.
+  const observer = new DatabaseSync(path, { readOnly: true });
+  t.teardown(() => observer.close());
+  const seen = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      db.execute('INSERT INTO notes (id) VALUES ($1)', [`n${i}`]).then(({ rowCount }) => {
+        const row = observer.prepare('SELECT id FROM notes WHERE id = ?').get(`n${i}`);
+        return { rowCount, committed: row !== undefined };
+      }),
+    ),
+  );
+  t.ok(
+    seen.every((s) => s.rowCount === 1 && s.committed),
+    'each insert counts its row, and another connection sees it committed when it resolves',
+  );
+  // One by one, 50 commits would append at least 50 frames; together, the few pages the group changed.
+  const frames = walFrames(path, pageSize) - before;
+  t.ok(frames > 0 && frames < 10, `one commit for the 50 inserts (${frames} WAL frames)`);
+});
+
+t.test('in a group, a statement that fails fails alone; one that ends the transaction does not undo the others', async (t) => {
+  const { path } = tempDatabasePath(t);
+  const db = openSqliteDatabase({ path });
+  t.teardown(() => db.close());
+  await db.executeScript("CREATE TABLE notes (id TEXT PRIMARY KEY); INSERT INTO notes VALUES ('a');");
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: unknown) => (isDatabaseError(e) ? e.kind : String(e)),
+    );
+  // A unique violation aborts its own statement only (SQLite's default): the group's transaction stands.
+  t.same(
+    await Promise.all([
+      outcome(db.execute("INSERT INTO notes VALUES ('b')")),
+      outcome(db.execute("INSERT INTO notes VALUES ('a')")),
+      outcome(db.execute("INSERT INTO notes VALUES ('c')")),
+    ]),
+    ['ok', 'unique-violation', 'ok'],
+  );
+  // OR ROLLBACK ends the whole transaction: the group runs again statement by statement, as ungrouped.
+  t.same(
+    await Promise.all([
+      outcome(db.execute("INSERT INTO notes VALUES ('d')")),
+      outcome(db.execute("INSERT OR ROLLBACK INTO notes VALUES ('a')")),
+      outcome(db.execute("INSERT INTO notes VALUES ('e')")),
+    ]),
+    ['ok', 'unique-violation', 'ok'],
+  );
+  t.same(
+    (await db.query('SELECT id FROM notes ORDER BY id')).map((r) => r.id),
+    ['a', 'b', 'c', 'd', 'e'],
+  );
+});
+
+t.test('grouped writes keep their order with reads and transactions called in the same turn', async (t) => {
+  const { path } = tempDatabasePath(t);
+  const db = openSqliteDatabase({ path });
+  t.teardown(() => db.close());
+  await db.executeScript('CREATE TABLE notes (id TEXT PRIMARY KEY)');
+  const count = async (run: Pick<typeof db, 'query'>) => (await run.query('SELECT count(*) AS n FROM notes'))[0]!.n;
+  const [, afterOne, inTransaction, , afterThree] = await Promise.all([
+    db.execute("INSERT INTO notes VALUES ('1')"),
+    count(db),
+    db.transaction(async (tx) => {
+      const n = await count(tx);
+      await tx.execute("INSERT INTO notes VALUES ('2')");
+      return n;
+    }),
+    db.execute("INSERT INTO notes VALUES ('3')"),
+    count(db),
+  ]);
+  t.same([afterOne, inTransaction, afterThree], [1, 1, 3]);
+});
+
+t.test('a write waiting for its group when the database closes is committed first', async (t) => {
+  const { path } = tempDatabasePath(t);
+  const db = openSqliteDatabase({ path });
+  await db.executeScript('CREATE TABLE notes (id TEXT PRIMARY KEY)');
+  const write = db.execute("INSERT INTO notes VALUES ('last')");
+  await db.close();
+  t.same(await write, { rowCount: 1 });
+  const again = openSqliteDatabase({ path });
+  t.teardown(() => again.close());
+  t.same(await again.query('SELECT id FROM notes'), [{ id: 'last' }]);
+  const refused = await db.execute("INSERT INTO notes VALUES ('late')").catch((e: unknown) => e);
+  t.ok(isDatabaseError(refused, 'closed'), 'after close, a write is refused');
 });

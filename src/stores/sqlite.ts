@@ -91,15 +91,110 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
     };
   };
 
-  /** Every call from outside a transaction: refused once closing, then queued behind any transaction. */
-  const outside = <T>(op: () => T | Promise<T>): Promise<T> => {
+  /** Refused calls: from inside this handle's own transaction, or once closing. */
+  const refusal = (): Error | undefined => {
     try {
       assertNotInsideOwnTransaction(db);
     } catch (error) {
-      return Promise.reject(error);
+      return error as Error;
     }
-    if (closing) return Promise.reject(closedError('sqlite'));
+    return closing ? closedError('sqlite') : undefined;
+  };
+
+  /** Every call from outside a transaction but a grouped statement: queued behind any transaction (and closes the open group). */
+  const outside = <T>(op: () => T | Promise<T>): Promise<T> => {
+    const refused = refusal();
+    if (refused) return Promise.reject(refused);
+    group = undefined;
     return serially(op);
+  };
+
+  // Group commit: the statements run outside a transaction in one turn of the event loop (the requests read from
+  // every socket in one poll) wait for the end of that turn and run, in call order, in one transaction, each
+  // settled only once it is committed: one lock and one WAL commit per turn instead of one per statement. A
+  // statement that fails alone (a constraint) leaves the others' transaction standing, as SQLite aborts only that
+  // statement; a failure that ends the transaction (the disk, the connection) or a failed COMMIT rolls the group
+  // back and runs its statements again one by one, each in its own transaction, as they would have run ungrouped.
+  let group: Grouped[] | undefined;
+
+  /** A statement outside any transaction: opens a group when `opens` (a write), else joins the open one or runs now. */
+  const grouped = <T>(run: (conn: Connection) => T, opens: boolean): Promise<T> => {
+    const refused = refusal();
+    if (refused) return Promise.reject(refused);
+    if (group === undefined) {
+      if (!opens) return serially(() => attempt(current(), run));
+      const items: Grouped[] = [];
+      group = items;
+      // Its place in the queue is taken now (after what was called before it, before what is called after).
+      void serially(() =>
+        endOfTurn().then(() => {
+          if (group === items) group = undefined;
+          commitGroup(items);
+        }),
+      );
+    }
+    return new Promise<T>((resolve, reject) => group!.push({ run, resolve: resolve as (value: unknown) => void, reject }));
+  };
+
+  /** Settles every statement of a group; never throws. */
+  const commitGroup = (items: readonly Grouped[]): void => {
+    if (items.length === 1) {
+      runAlone(items[0]!);
+      return;
+    }
+    let conn: Connection;
+    try {
+      conn = current();
+      attempt(conn, (c) => prepared(c, BEGIN_IMMEDIATE.begin).run());
+    } catch (error) {
+      // No transaction to run them in (the lock was not had within the busy timeout, the file cannot be opened).
+      for (const item of items) item.reject(error);
+      return;
+    }
+    const results: unknown[] = [];
+    const failures = new Map<number, unknown>();
+    for (let i = 0; i < items.length; i++) {
+      try {
+        results[i] = attempt(conn, items[i]!.run);
+      } catch (error) {
+        if (!inTransaction(conn)) {
+          rerunAlone(conn, items);
+          return;
+        }
+        failures.set(i, error);
+      }
+    }
+    try {
+      attempt(conn, (c) => prepared(c, BEGIN_IMMEDIATE.commit).run());
+    } catch {
+      rerunAlone(conn, items);
+      return;
+    }
+    for (let i = 0; i < items.length; i++) {
+      if (failures.has(i)) items[i]!.reject(failures.get(i));
+      else items[i]!.resolve(results[i]);
+    }
+  };
+
+  /** The group's transaction failed as a whole: rolled back, and each statement run again in a transaction of its own. */
+  const rerunAlone = (conn: Connection, items: readonly Grouped[]): void => {
+    if (inTransaction(conn)) {
+      try {
+        conn.handle.exec(BEGIN_IMMEDIATE.rollback);
+      } catch {
+        // A failed ROLLBACK means the connection is gone, and the transaction with it.
+        drop(conn);
+      }
+    }
+    for (const item of items) runAlone(item);
+  };
+
+  const runAlone = (item: Grouped): void => {
+    try {
+      item.resolve(attempt(current(), item.run));
+    } catch (error) {
+      item.reject(error);
+    }
   };
 
   const ping = async (timeoutMs: number): Promise<PingResult> => {
@@ -123,9 +218,9 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
 
   const db: SqliteDatabase = {
     engine: 'sqlite',
-    query: <T extends Row = Row>(sql: string, params: readonly SqlValue[] = []) =>
-      outside(() => attempt(current(), (c) => queryRows(c, sql, params) as T[])),
-    execute: (sql, params = []) => outside(() => ({ rowCount: attempt(current(), (c) => executeCount(c, sql, params)) })),
+    // A read runs at once, unless writes of this turn wait for their commit: then after them, in their transaction.
+    query: <T extends Row = Row>(sql: string, params: readonly SqlValue[] = []) => grouped((c) => queryRows(c, sql, params) as T[], false),
+    execute: (sql, params = []) => grouped((c) => ({ rowCount: executeCount(c, sql, params) }), true),
     executeScript: (sql) => outside(() => attempt(current(), (c) => c.handle.exec(sql))),
     // Isolation is always serializable here: one writer at a time, and this process's transactions queue.
     transaction: (work) =>
@@ -174,6 +269,14 @@ function connect(file: string | undefined, busyTimeoutMs: number, create: boolea
     throw new DatabaseError('unavailable', 'sqlite', `Cannot open the SQLite database file ${file}: ${reason}`, { cause: error });
   }
 }
+
+/** A statement of a commit group, settled once the group's transaction is committed (or its own run failed). */
+type Grouped = { run: (conn: Connection) => unknown; resolve(value: unknown): void; reject(error: unknown): void };
+
+/** Resolves in the check phase of this turn of the event loop: after every socket read in its poll phase was handled. */
+const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const inTransaction = (conn: Connection): boolean => conn.handle.isOpen && conn.handle.isTransaction;
 
 function configure(handle: DatabaseSync): DatabaseSync {
   try {

@@ -2,6 +2,9 @@ import type { Hazard, JournalEntry, Resource, VesselDetailed } from '../../../ge
 import { toBoolean, type Database, type Row } from '../../stores/database.ts';
 import type { ChartRecord } from './charts.ts';
 
+/** A survey record as the store keeps it: at hand once read (no promise to wait for), until then a promise. */
+export type Kept<T> = T | Promise<T>;
+
 /** The mapping application's storage port. */
 export interface MappingStore {
   createChart(chart: ChartRecord): Promise<void>;
@@ -9,10 +12,10 @@ export interface MappingStore {
   /** Every chart, oldest first. */
   listCharts(): Promise<ChartRecord[]>;
   /** Every vessel's basic fields (id, type, crew, status), in survey order. */
-  listVesselSummaries(): Promise<Pick<VesselDetailed, 'id' | 'type' | 'crew' | 'status'>[]>;
-  getVessel(id: string): Promise<VesselDetailed | undefined>;
-  listHazards(): Promise<Hazard[]>;
-  listJournalEntries(): Promise<JournalEntry[]>;
+  listVesselSummaries(): Kept<Pick<VesselDetailed, 'id' | 'type' | 'crew' | 'status'>[]>;
+  getVessel(id: string): Kept<VesselDetailed | undefined>;
+  listHazards(): Kept<Hazard[]>;
+  listJournalEntries(): Kept<JournalEntry[]>;
   listResources(): Promise<Resource[]>;
   createResource(resource: Resource): Promise<void>;
 }
@@ -51,14 +54,23 @@ function toChartRecord(row: Row): ChartRecord {
  * which the interface creates, are always read from the store.
  */
 export function createSqlMappingStore(db: Database): MappingStore {
+  // Read on first use and kept: the value itself once read, so an answer about it waits for nothing.
   const once = <T>(read: () => Promise<T>) => {
-    let kept: Promise<T> | undefined;
-    return () => {
-      kept ??= read().catch((error: unknown) => {
-        kept = undefined;
-        throw error;
-      });
-      return kept;
+    let kept: { value: T } | undefined;
+    let reading: Promise<T> | undefined;
+    return (): Kept<T> => {
+      if (kept) return kept.value;
+      reading ??= read().then(
+        (value) => {
+          kept = { value };
+          return value;
+        },
+        (error: unknown) => {
+          reading = undefined;
+          throw error;
+        },
+      );
+      return reading;
     };
   };
   const vessels = once(async () =>
@@ -91,8 +103,9 @@ export function createSqlMappingStore(db: Database): MappingStore {
       );
     },
     listVesselSummaries: vesselSummaries,
-    async getVessel(id) {
-      return (await vesselsById()).get(id);
+    getVessel(id) {
+      const byId = vesselsById();
+      return byId instanceof Promise ? byId.then((found) => found.get(id)) : byId.get(id);
     },
     listHazards: hazards,
     listJournalEntries: journal,
