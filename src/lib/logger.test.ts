@@ -26,3 +26,26 @@ t.test('every line logged before process.exit reaches stdout, in order, the erro
   t.equal(records.at(-2)?.requestId, `r${lines - 1}`);
   t.match(records.at(-1), { msg: 'cannot go on', level: 50 }, 'the error line is last');
 });
+
+t.test("an access line is the very line pino writes for the same fields, escaped, at the logger's level", async (t) => {
+  const { PassThrough } = await import('node:stream');
+  const { createLogger, accessLogger } = await import('./logger.ts');
+  const destination = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  destination.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  const log = createLogger({ level: 'info', format: 'json', destination }).child({ role: 'gateway' });
+  const access = accessLogger(log);
+  const fields = { requestId: 'abc-1', method: 'GET', operationId: 'proxy', status: 502, ms: 1.25 };
+  const extra = { member: '127.0.0.1:8081', page: 'a "quoted"\nline', cut: 'client' };
+  access.write('info', { ...fields, extra });
+  log.info({ ...fields, ...extra }, 'request');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(lines.length, 2);
+  const [composed, byPino] = lines.map(({ time, ...rest }) => ({ ...rest, time: typeof time }));
+  t.same(composed, byPino, 'same fields and values as pino writes');
+  t.same(Object.keys(composed!), Object.keys(byPino!), 'in the same order');
+  t.equal(access.enabled('debug'), false, 'debug is below the level: the caller writes nothing');
+  t.equal(accessLogger(createLogger({ level: 'debug', format: 'json', destination })).enabled('debug'), true);
+});

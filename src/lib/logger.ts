@@ -42,24 +42,16 @@ export type LoggerOptions = {
   isTerminal?: boolean;
 };
 
-/** Lines waiting for stdout at most (a reader that stops reading costs memory up to here; later lines are dropped). */
-const MAX_PENDING_BYTES = 16 * 1024 * 1024;
-
 /**
- * Standard output written asynchronously (pino's sonic-boom): a line is handed to the kernel later, together
- * with the lines logged meanwhile (4 KB or 100 ms at most), so a request never waits on a write(2) of its access line
- * (one synchronous write per line cost the mapping role ~40 % of its throughput). Whatever is pending is
- * written synchronously when the process exits (pino registers that), so a fatal line before an exit is kept.
+ * Standard output written by a worker thread (pino's transport, `pino/file` on fd 1): this thread only copies
+ * a line into a shared buffer, the worker turns it into write(2)s of the lines logged meanwhile, so a request
+ * never waits on a write of its access line (one synchronous write per line cost the mapping role ~40 % of
+ * its throughput; sonic-boom's writes from this thread still ~10 % of the gateway's CPU). Whatever is pending
+ * is written before the process exits (pino flushes the transport on exit), so a line logged just before an
+ * exit is kept.
  */
-function asyncStdout(): DestinationStream {
-  return pino.destination({
-    dest: 1,
-    sync: false,
-    // Lines leave in writes of 4 KB or more, and at least every 100 ms (a quiet process's line waits no longer).
-    minLength: 4096,
-    periodicFlush: 100,
-    maxLength: MAX_PENDING_BYTES,
-  });
+function workerStdout(): DestinationStream {
+  return pino.transport({ target: 'pino/file', options: { destination: 1 } }) as DestinationStream;
 }
 
 /**
@@ -77,19 +69,45 @@ export function createLogger(options: LoggerOptions): Logger {
         ignore: 'pid,hostname,name',
         ...(options.destination ? { destination: options.destination } : {}),
       })
-    : (options.destination ?? (options.level === 'silent' ? undefined : asyncStdout()));
+    : (options.destination ?? (options.level === 'silent' ? undefined : workerStdout()));
   return pino(
     { level: options.level, name: options.name ?? 'portolan', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
     destination,
   );
 }
 
+/** The fields of one access line; `extra` holds only names and numbers (a member, a page): never a credential. */
+export type AccessFields = {
+  requestId: string;
+  method: string | undefined;
+  operationId: string | undefined;
+  status: number;
+  ms: number;
+  extra?: Readonly<Record<string, unknown>> | undefined;
+};
+
 /**
- * A logger writing where `logger` writes, at its level and with its bindings, that redacts nothing: for a line
- * whose fields are all known to hold no credential (the adapter's access line: id, method, operation, status,
- * time, member), where matching the redaction paths is the costliest part of the line.
+ * The one line per request, written where `logger` writes, in the very shape pino gives it (level, time, the
+ * logger's bindings, the fields, `msg: "request"`), but composed directly: no redaction pass (its fields hold
+ * no credential) and no generic serialisation, about 1 µs a line instead of pino's ~4 µs.
+ *
+ * @example
+ * const access = accessLogger(log);
+ * if (access.enabled('info')) access.write('info', { requestId, method: 'GET', operationId: 'listVessels', status: 200, ms: 0.4 });
  */
-export function unredacted(logger: Logger): Logger {
-  const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
-  return pino({ level: logger.level }, stream).child(logger.bindings());
+export function accessLogger(logger: Logger) {
+  const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
+  const bindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const levels = logger.levels.values;
+  return {
+    enabled: (level: 'info' | 'debug') => logger.isLevelEnabled(level),
+    write(level: 'info' | 'debug', fields: AccessFields): void {
+      let line = `{"level":${levels[level]},"time":${Date.now()}${bindings},"requestId":${JSON.stringify(fields.requestId)}`;
+      if (fields.method !== undefined) line += `,"method":${JSON.stringify(fields.method)}`;
+      if (fields.operationId !== undefined) line += `,"operationId":${JSON.stringify(fields.operationId)}`;
+      line += `,"status":${fields.status},"ms":${fields.ms}`;
+      if (fields.extra) for (const name in fields.extra) line += `,${JSON.stringify(name)}:${JSON.stringify(fields.extra[name]) ?? 'null'}`;
+      stream.write(`${line},"msg":"request"}\n`);
+    },
+  };
 }

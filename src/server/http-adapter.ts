@@ -9,7 +9,7 @@ import { isRelayedBody } from '../lib/relayed-body.ts';
 import hyperid from 'hyperid';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
 import type { CoreConfig } from '../lib/config.ts';
-import { unredacted, type Logger } from '../lib/logger.ts';
+import { accessLogger, type Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { HandlerResponse } from './handler-types.ts';
 import type { ErrorRenderer } from './role-app.ts';
@@ -74,8 +74,8 @@ const MALFORMED = { code: 'invalidRequest', message: 'The request is not valid H
 export function createRoleServer(options: RoleServerOptions): RoleServer {
   const nextId = hyperid({ urlSafe: true });
   const log = options.logger.child({ role: options.role });
-  // The one line per request names no credential (its fields are listed below), so it skips redaction.
-  const accessLog = unredacted(log);
+  // The one line per request names no credential (its fields are listed below): composed directly, not redacted.
+  const accessLog = accessLogger(log);
   const { limits } = options;
   const timers = options.timers ?? systemTimers;
   const linger: Linger = { timers, lingerMs: options.lingerMs ?? 5000 };
@@ -163,19 +163,15 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       // A health probe that finds the role healthy is routine (monitors ask every few seconds): debug, not info.
       const routine = response.aside === 'debug' || (response.operationId === 'getHealth' && response.status === 200);
       const level = routine ? 'debug' : 'info';
-      if (!accessLog.isLevelEnabled(level)) return;
-      accessLog[level](
-        {
-          requestId,
-          method: req.method,
-          operationId: response.operationId,
-          status: response.status,
-          ms: Math.round(ms * 100) / 100,
-          ...response.log,
-          ...(cut ? { cut } : {}),
-        },
-        'request',
-      );
+      if (!accessLog.enabled(level)) return;
+      accessLog.write(level, {
+        requestId,
+        method: req.method,
+        operationId: response.operationId,
+        status: response.status,
+        ms: Math.round(ms * 100) / 100,
+        extra: cut ? { ...response.log, cut } : response.log,
+      });
     },
   );
 
