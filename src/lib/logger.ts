@@ -42,6 +42,9 @@ export type LoggerOptions = {
   isTerminal?: boolean;
 };
 
+/** Lines waiting for stdout at most (a reader that stops reading costs memory up to here; later lines are dropped). */
+const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
 /**
  * Standard output written by a worker thread (pino's transport, `pino/file` on fd 1): this thread only copies
  * a line into a shared buffer, the worker turns it into write(2)s of the lines logged meanwhile, so a request
@@ -51,7 +54,9 @@ export type LoggerOptions = {
  * exit is kept.
  */
 function workerStdout(): DestinationStream {
-  return pino.transport({ target: 'pino/file', options: { destination: 1 } }) as DestinationStream;
+  // The worker writes asynchronously: a reader that stops reading stdout costs it at most MAX_PENDING_BYTES of
+  // lines, later ones are dropped; this thread never waits.
+  return pino.transport({ target: 'pino/file', options: { destination: 1, maxLength: MAX_PENDING_BYTES } }) as DestinationStream;
 }
 
 /**
