@@ -31,12 +31,18 @@ export type TransactionOptions = {
   isolation?: 'serializable' | 'read-committed';
 };
 
+export type ExecuteOptions = { grouped?: boolean };
+
 export interface Database {
   readonly engine: DatabaseEngine;
   /** Runs one statement and returns its rows (empty for statements without a result). */
   query<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
-  /** Runs one statement and returns how many rows it changed. */
-  execute(sql: string, params?: readonly SqlValue[]): Promise<{ rowCount: number }>;
+  /**
+   * Runs one statement and returns how many rows it changed. `grouped`: the statement may be committed together
+   * with the other grouped writes of this event-loop turn (SQLite's group commit: one transaction for them,
+   * each settled after that commit); for independent inserts on a hot path. PostgreSQL runs it as it is.
+   */
+  execute(sql: string, params?: readonly SqlValue[], options?: ExecuteOptions): Promise<{ rowCount: number }>;
   /**
    * Runs several statements separated by `;`, without parameters (migrations, fixtures). All or
    * nothing only inside a transaction (PostgreSQL makes a script atomic by itself, SQLite does not).

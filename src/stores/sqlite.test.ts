@@ -116,6 +116,9 @@ function walFrames(path: string, pageSize: number): number {
   return size === 0 ? 0 : (size - 32) / (pageSize + 24);
 }
 
+/** The grouped writes of the mapping role's inserts (`execute(..., { grouped: true })`); every other write runs at once. */
+const GROUPED = { grouped: true };
+
 t.test('the writes of one event-loop turn are committed together, each settled once committed', async (t) => {
   const { path } = tempDatabasePath(t);
   const db = openSqliteDatabase({ path });
@@ -128,7 +131,7 @@ t.test('the writes of one event-loop turn are committed together, each settled o
   t.teardown(() => observer.close());
   const seen = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      db.execute('INSERT INTO notes (id) VALUES ($1)', [`n${i}`]).then(({ rowCount }) => {
+      db.execute('INSERT INTO notes (id) VALUES ($1)', [`n${i}`], GROUPED).then(({ rowCount }) => {
         const row = observer.prepare('SELECT id FROM notes WHERE id = ?').get(`n${i}`);
         return { rowCount, committed: row !== undefined };
       }),
@@ -156,18 +159,18 @@ t.test('in a group, a statement that fails fails alone; one that ends the transa
   // A unique violation aborts its own statement only (SQLite's default): the group's transaction stands.
   t.same(
     await Promise.all([
-      outcome(db.execute("INSERT INTO notes VALUES ('b')")),
-      outcome(db.execute("INSERT INTO notes VALUES ('a')")),
-      outcome(db.execute("INSERT INTO notes VALUES ('c')")),
+      outcome(db.execute("INSERT INTO notes VALUES ('b')", [], GROUPED)),
+      outcome(db.execute("INSERT INTO notes VALUES ('a')", [], GROUPED)),
+      outcome(db.execute("INSERT INTO notes VALUES ('c')", [], GROUPED)),
     ]),
     ['ok', 'unique-violation', 'ok'],
   );
   // OR ROLLBACK ends the whole transaction: the group runs again statement by statement, as ungrouped.
   t.same(
     await Promise.all([
-      outcome(db.execute("INSERT INTO notes VALUES ('d')")),
-      outcome(db.execute("INSERT OR ROLLBACK INTO notes VALUES ('a')")),
-      outcome(db.execute("INSERT INTO notes VALUES ('e')")),
+      outcome(db.execute("INSERT INTO notes VALUES ('d')", [], GROUPED)),
+      outcome(db.execute("INSERT OR ROLLBACK INTO notes VALUES ('a')", [], GROUPED)),
+      outcome(db.execute("INSERT INTO notes VALUES ('e')", [], GROUPED)),
     ]),
     ['ok', 'unique-violation', 'ok'],
   );
@@ -184,14 +187,14 @@ t.test('grouped writes keep their order with reads and transactions called in th
   await db.executeScript('CREATE TABLE notes (id TEXT PRIMARY KEY)');
   const count = async (run: Pick<typeof db, 'query'>) => (await run.query('SELECT count(*) AS n FROM notes'))[0]!.n;
   const [, afterOne, inTransaction, , afterThree] = await Promise.all([
-    db.execute("INSERT INTO notes VALUES ('1')"),
+    db.execute("INSERT INTO notes VALUES ('1')", [], GROUPED),
     count(db),
     db.transaction(async (tx) => {
       const n = await count(tx);
       await tx.execute("INSERT INTO notes VALUES ('2')");
       return n;
     }),
-    db.execute("INSERT INTO notes VALUES ('3')"),
+    db.execute("INSERT INTO notes VALUES ('3')", [], GROUPED),
     count(db),
   ]);
   t.same([afterOne, inTransaction, afterThree], [1, 1, 3]);
@@ -201,7 +204,7 @@ t.test('a write waiting for its group when the database closes is committed firs
   const { path } = tempDatabasePath(t);
   const db = openSqliteDatabase({ path });
   await db.executeScript('CREATE TABLE notes (id TEXT PRIMARY KEY)');
-  const write = db.execute("INSERT INTO notes VALUES ('last')");
+  const write = db.execute("INSERT INTO notes VALUES ('last')", [], GROUPED);
   await db.close();
   t.same(await write, { rowCount: 1 });
   const again = openSqliteDatabase({ path });

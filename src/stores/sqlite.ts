@@ -220,7 +220,12 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
     engine: 'sqlite',
     // A read runs at once, unless writes of this turn wait for their commit: then after them, in their transaction.
     query: <T extends Row = Row>(sql: string, params: readonly SqlValue[] = []) => grouped((c) => queryRows(c, sql, params) as T[], false),
-    execute: (sql, params = []) => grouped((c) => ({ rowCount: executeCount(c, sql, params) }), true),
+    // Grouped only when the caller asks (an independent insert on a hot path): every other write runs at once, so a
+    // write another handle or process must see (a lease renewal) is committed before the call returns.
+    execute: (sql, params = [], options) =>
+      options?.grouped
+        ? grouped((c) => ({ rowCount: executeCount(c, sql, params) }), true)
+        : outside(() => ({ rowCount: attempt(current(), (c) => executeCount(c, sql, params)) })),
     executeScript: (sql) => outside(() => attempt(current(), (c) => c.handle.exec(sql))),
     // Isolation is always serializable here: one writer at a time, and this process's transactions queue.
     transaction: (work) =>

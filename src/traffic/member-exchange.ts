@@ -195,6 +195,15 @@ class MemberExchange extends RelayedBody implements Dispatcher.DispatchHandler {
 
   relay(sink: RelaySink): Promise<RelayOutcome> {
     if (this.sink) throw new Error('an answer body is relayed once');
+    if (sink.destroyed) {
+      // The client went away before the relay began (its 'close' has been and gone): nothing is written.
+      this.held = undefined;
+      if (this.state === 'answering') {
+        this.clientGone = true;
+        this.abort(new Error('client closed the connection'));
+      }
+      return Promise.resolve('client');
+    }
     this.sink = sink;
     let ready = true;
     const held = this.held;
@@ -206,7 +215,11 @@ class MemberExchange extends RelayedBody implements Dispatcher.DispatchHandler {
       sink.once('close', this.onSinkClose);
       const controller = this.controller!;
       if (!ready) this.awaitDrain(controller, sink);
-      else if (controller.paused) controller.resume();
+      else if (controller.paused) {
+        // Paused while nobody relayed: the member's time starts again now.
+        this.lastProgress = this.limits.now();
+        controller.resume();
+      }
     });
   }
 

@@ -96,3 +96,17 @@ t.test('the mid-answer timeout runs only while the reader is ready for more: a s
   t.equal(answer.body.failure?.message, `pool member 127.0.0.1:${stalling.port} sent nothing for 30000 ms mid-answer`);
   t.ok(await waitFor(() => stalling.sockets.size === 0), 'the connection to the member is closed');
 });
+
+t.test('a relay into a response already closed ends at once as the client going away, and releases the member', async (t) => {
+  const stalling = await startRawServer(t, (socket) => {
+    socket.once('data', () => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(100)}`));
+  });
+  const gateway = await gatewayFor(t, [stalling], { upstreamTimeoutMs: 30_000 });
+  const answer = await gateway.proxy.exchange({ method: 'GET', url: '/gone', rawHeaders: ['Host', 'charts.example'], body: null });
+  if (answer.kind !== 'answer') return void t.fail(`no answer: ${JSON.stringify(answer)}`);
+  const closed = new Writable({ write: (_chunk, _encoding, done) => done() });
+  closed.destroy();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(await settledWith(answer.body.relay(closed)), 'client', 'settled without waiting for a drain or a close that will not come');
+  t.ok(await waitFor(() => stalling.sockets.size === 0), 'the connection to the member is closed');
+});

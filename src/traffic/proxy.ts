@@ -1,5 +1,6 @@
 import { Pool as UpstreamPool } from 'undici';
-import { systemClock, type Clock } from '../lib/clock.ts';
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { createHopMarker, loopProblem, type HopMarker } from './hop-marker.ts';
@@ -56,7 +57,8 @@ export function createProxy(options: ProxyOptions): ReverseProxy {
   const timers = options.timers ?? systemTimers;
   const hop = options.hop ?? createHopMarker();
   // The member's progress is timed on the timers' own clock: a fake clock in tests, the system's otherwise.
-  const clock: Pick<Clock, 'nowMs'> = isClock(timers) ? timers : systemClock;
+  // Monotonic when real: a wall-clock step (NTP, a resumed VM) must not cut a member that keeps sending.
+  const clock: Pick<Clock, 'nowMs'> = isClock(timers) ? timers : MONOTONIC;
   const limits = { timeoutMs: upstreamTimeoutMs, timers, now: () => clock.nowMs(), via: hop.via };
   const upstreams = new Map<string, UpstreamPool>();
   const upstreamFor = (member: Member) => {
@@ -95,3 +97,5 @@ export function createProxy(options: ProxyOptions): ReverseProxy {
 }
 
 const isClock = (timers: Timers): timers is Timers & Pick<Clock, 'nowMs'> => typeof (timers as Partial<Clock>).nowMs === 'function';
+
+const MONOTONIC: Pick<Clock, 'nowMs'> = { nowMs: () => performance.now() };

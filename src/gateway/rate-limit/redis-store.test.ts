@@ -49,3 +49,28 @@ t.test('hits on many keys in one turn each get their own counter; a later window
   const later = await store.hit('a', NOW + 1000, rule);
   t.same(later, { counted: true, count: 1, expiresAtMs: NOW + 2000 }, 'the window ended at its expiry: a new one');
 });
+
+t.test('a hit that fails in Redis fails alone: the others of its batch are counted and answered', async (t) => {
+  const url = await withTestRedis(t);
+  if (!url) return;
+  const prefix = withTestKeyPrefix(t, url);
+  const store = createRedisStore({ url, keyPrefix: prefix });
+  t.teardown(() => store.close());
+  t.ok(await store.ready(2000), 'connected');
+  const { Redis } = await import('ioredis');
+  const other = new Redis(url);
+  t.teardown(() => other.disconnect());
+  await other.set(`${prefix}not-a-hash`, 'text'); // a key of another type: HMGET fails on it
+  const rule = { limit: 5, windowMs: 1000 };
+  const outcomes = await Promise.all(
+    ['before', 'not-a-hash', 'after'].map((key) =>
+      store.hit(key, NOW, rule).then(
+        (result) => result.count,
+        (error: Error) => error.message,
+      ),
+    ),
+  );
+  t.equal(outcomes[0], 1);
+  t.match(outcomes[1], /^Redis refused the hit: WRONGTYPE/);
+  t.equal(outcomes[2], 1);
+});

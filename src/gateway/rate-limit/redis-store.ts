@@ -87,6 +87,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       (replies) => {
         for (let i = 0; i < hits.length; i++) {
           const hit = hits[i]!;
+          if (Number(replies[3 * i]) === -1) {
+            hit.reject(new Error(`Redis refused the hit: ${String(replies[3 * i + 2]).slice(0, 200)}`));
+            continue;
+          }
           hit.resolve({
             counted: Number(replies[3 * i]) === 1,
             count: Math.min(Number(replies[3 * i + 1]), limit),

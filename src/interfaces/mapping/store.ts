@@ -84,14 +84,12 @@ export function createSqlMappingStore(db: Database): MappingStore {
   );
   return {
     async createChart(chart) {
-      await db.execute('INSERT INTO mapping_charts (id, name, completed, date, landmarks, risk_level) VALUES ($1, $2, $3, $4, $5, $6)', [
-        chart.id,
-        chart.name,
-        chart.completed ?? null,
-        chart.date ?? null,
-        chart.landmarks ?? null,
-        chart.risk_level ?? null,
-      ]);
+      await db.execute(
+        'INSERT INTO mapping_charts (id, name, completed, date, landmarks, risk_level) VALUES ($1, $2, $3, $4, $5, $6)',
+        [chart.id, chart.name, chart.completed ?? null, chart.date ?? null, chart.landmarks ?? null, chart.risk_level ?? null],
+        // Independent inserts: committed with the others of this turn (each answered 201 after that commit).
+        { grouped: true },
+      );
     },
     async getChart(id) {
       const [row] = await db.query('SELECT id, name, completed, date, landmarks, risk_level FROM mapping_charts WHERE id = $1', [id]);
