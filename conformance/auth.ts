@@ -3,6 +3,7 @@ import { fromEnv, type AuthData } from './data-files.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { interpolate, type Scope } from './interpolate.ts';
 import { bodyMedia, exampleParts, renderRequest, type RequestParts } from './request-parts.ts';
+import { curlCommand, type Secret } from './reproduce.ts';
 import type { SpecOperation, SpecSet } from './spec-set.ts';
 import { withoutCredentials } from './targets.ts';
 
@@ -24,10 +25,18 @@ export type AuthPlan =
   /** No credential could be had; `notImplemented` when the login operation answers 501. */
   | { kind: 'unavailable'; reason: string; notImplemented: boolean };
 
+/** The shell variables that hold a credential's user (when it came from one) and password, for reproduce lines. */
+export type CredentialVariables = Record<string, { user?: string; password: string }>;
+
+/** What a login gave, for the hints: the cookies it set and the one its scheme sends. */
+export type LoginNote = { scheme: string; operationId: string; cookie?: string; set: string[] };
+
 export type AuthenticatorOptions = {
   specs: SpecSet;
   data: AuthData;
   credentials: Record<string, Credential | undefined>;
+  /** Where each credential came from (credentialVariables): printed instead of its value. */
+  variables?: CredentialVariables;
   scope: Scope;
   /** The base URL of a login operation. */
   urlOf(target: SpecOperation): string | undefined;
@@ -44,6 +53,16 @@ type SchemeValue =
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
   const logins = new Map<string, Promise<SchemeValue>>();
+  /** Values logins gave (tokens, session cookies): secrets of the reproduce lines. */
+  const obtained: Secret[] = [];
+  const notes: LoginNote[] = [];
+  const credentialSecrets = (): Secret[] =>
+    Object.entries(options.credentials).flatMap(([name, c]) => {
+      // Never printed, even without a variable name: then one made from the credential's name.
+      const vars = options.variables?.[name] ?? { password: `${name.toUpperCase()}_PASSWORD` };
+      if (!c) return [];
+      return [{ value: c.password, variable: vars.password }, ...(vars.user ? [{ value: c.user, variable: vars.user }] : [])];
+    });
 
   async function schemeValue(target: SpecOperation, name: string): Promise<SchemeValue> {
     const scheme = resolveRef<Json>(target.spec.document, (target.spec.document.components?.securitySchemes as Json | undefined)?.[name]);
@@ -74,13 +93,14 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       const url = options.urlOf(login);
       if (!url) return { ok: false, reason: `no target for the login operation ${data.login.operationId}` };
       const key = `${name} ${url}`;
-      if (!logins.has(key)) logins.set(key, logIn(login, url, data.login, credential, scheme));
+      if (!logins.has(key)) logins.set(key, logIn(name, login, url, data.login, credential, scheme));
       return logins.get(key)!;
     }
     return { ok: false, reason: `security scheme ${name} of type ${scheme.type} is not supported` };
   }
 
   async function logIn(
+    schemeName: string,
     login: SpecOperation,
     url: string,
     how: NonNullable<AuthData['schemes'][string]['login']>,
@@ -90,9 +110,15 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const media = bodyMedia(login.spec.document, login.op)[0];
     const body = interpolate(how.body, { ...options.scope, user: credential.user, password: credential.password });
     const parts = exampleParts(login.spec.document, login.op, media ? { mediaType: media.mediaType, value: body } : undefined);
+    const request = await renderRequest(url, login.op, parts);
+    const variable = schemeName.replace(/([a-z\d])([A-Z])/g, '$1_$2').toUpperCase();
+    const origin = (what: string) => () =>
+      [`# ${variable}: ${what} of the answer to this login:`, ...curlCommand(request, credentialSecrets()).split('\n')]
+        .map((line) => (line.startsWith('# ') ? line : `#   ${line}`))
+        .join('\n');
     let res: HttpResponse;
     try {
-      res = await options.send(await renderRequest(url, login.op, parts));
+      res = await options.send(request);
     } catch (error) {
       return { ok: false, reason: withoutCredentials(`login ${login.op.operationId} failed: ${(error as Error).message}`) };
     }
@@ -100,7 +126,10 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (res.status >= 400) return { ok: false, reason: `login ${login.op.operationId} answered ${res.status} (check the credential)` };
     if (how.take.cookies) {
       const cookies = setCookies(res.headers['set-cookie']);
+      const named = scheme.in === 'cookie' ? String(scheme.name) : undefined;
+      notes.push({ scheme: schemeName, operationId: login.op.operationId, ...(named ? { cookie: named } : {}), set: Object.keys(cookies) });
       if (Object.keys(cookies).length === 0) return { ok: false, reason: `login ${login.op.operationId} set no cookie` };
+      if (named && cookies[named]) obtained.push({ value: cookies[named], variable, origin: origin(`the ${named} cookie`) });
       return {
         ok: true,
         apply: (p) => void Object.assign(p.cookies, cookies),
@@ -110,6 +139,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const value = getAtPointer(res.body, how.take.bodyPointer ?? '');
     if (typeof value !== 'string' || value === '')
       return { ok: false, reason: `login ${login.op.operationId} gave no value at ${how.take.bodyPointer}` };
+    obtained.push({ value, variable, origin: origin(`the value at ${how.take.bodyPointer ?? '(root)'}`) });
     const place = (p: RequestParts, v: string) => {
       if (scheme.in === 'header') p.headers[String(scheme.name).toLowerCase()] = v;
       else if (scheme.in === 'query') p.query[scheme.name] = v;
@@ -119,6 +149,10 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   }
 
   return {
+    /** Every secret sent so far (credentials, what logins gave), each with the shell variable printed instead. */
+    secrets: (): Secret[] => [...credentialSecrets(), ...obtained],
+    /** What each cookie login set (for the hints: a login that never sets the session cookie). */
+    loginNotes: (): readonly LoginNote[] => notes,
     /** Whether the operation can be called without any credential. */
     isOpen(target: SpecOperation): boolean {
       const requirements = requirementsOf(target);
@@ -151,7 +185,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
               : undefined,
         };
       }
-      return { kind: 'unavailable', reason: reasons.join('; '), notImplemented };
+      return { kind: 'unavailable', reason: [...new Set(reasons)].join('; '), notImplemented };
     },
   };
 }
@@ -183,6 +217,24 @@ export function setCookies(header: string | string[] | undefined): Record<string
     if (eq > 0) cookies[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
   }
   return cookies;
+}
+
+/**
+ * The shell variable of each credential of auth.yaml: the environment variable it was read from, else
+ * (a credential given another way, e.g. the reference system this run started) the last one auth.yaml
+ * names (`PORTOLAN_ADMIN_PASSWORD`). The user's only when it came from one (a user name is printed).
+ *
+ * @example credentialVariables(loadAuthData(), { CONFORMANCE_ADMIN_PASSWORD: 'x' }).admin // { password: 'CONFORMANCE_ADMIN_PASSWORD' }
+ */
+export function credentialVariables(data: AuthData, env: Record<string, string | undefined>): CredentialVariables {
+  const set = (names: readonly string[]) => names.find((n) => env[n] !== undefined && env[n] !== '');
+  return Object.fromEntries(
+    Object.entries(data.credentials).map(([name, source]) => {
+      const user = set(source.user.env);
+      const password = set(source.password.env) ?? source.password.env.at(-1) ?? `${name.toUpperCase()}_PASSWORD`;
+      return [name, { ...(user ? { user } : {}), password }];
+    }),
+  );
 }
 
 /** Credentials from auth.yaml's environment variables, then the given overrides. */

@@ -31,7 +31,12 @@ export function readDataFile<T>(path: string, schema: object): T {
   return value as T;
 }
 
-export type OperationData = { destructive?: string; headers?: Record<string, string> };
+/**
+ * Per operation: `destructive` why safe mode never sends it; `writes` what it creates or changes in the
+ * target (a read-only run never sends it); `reads` why a POST creates nothing the target keeps (a login);
+ * `headers` added to every request.
+ */
+export type OperationData = { destructive?: string; writes?: string; reads?: string; headers?: Record<string, string> };
 
 export function loadOperationData(path = `${DATA_DIR}operations.yaml`): Record<string, OperationData> {
   return readDataFile(path, {
@@ -39,7 +44,12 @@ export function loadOperationData(path = `${DATA_DIR}operations.yaml`): Record<s
     additionalProperties: {
       type: 'object',
       additionalProperties: false,
-      properties: { destructive: { type: 'string', minLength: 1 }, headers: { type: 'object', additionalProperties: { type: 'string' } } },
+      properties: {
+        destructive: { type: 'string', minLength: 1 },
+        writes: { type: 'string', minLength: 1 },
+        reads: { type: 'string', minLength: 1 },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+      },
     },
   });
 }

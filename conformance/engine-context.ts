@@ -20,6 +20,13 @@ export type EngineContext = {
   safe: boolean;
   /** The target keeps no state (a mock): no wrong credentials are sent, it has no accounts to check them against. */
   stateless: boolean;
+  /** Nothing that writes to the target is sent (writesReason): operations and scenarios that would are skipped. */
+  readOnly: boolean;
+  /**
+   * The time limit of a probe the target is known never to answer (a known failure of check `transport`),
+   * shorter than the run's; undefined for any other probe.
+   */
+  noAnswerDeadline(operationKey: string, probeLabel: string): number | undefined;
   observe(observation: Observation): void;
 };
 
@@ -30,6 +37,22 @@ export function destructiveReason(ctx: Pick<EngineContext, 'operationData'>, tar
   const marked = op.operation['x-portolan-destructive'];
   if (marked) return typeof marked === 'string' ? marked : 'marked x-portolan-destructive in its spec';
   return ctx.operationData[op.operationId]?.destructive;
+}
+
+const READ_METHODS = new Set(['get', 'head', 'options']);
+
+/**
+ * Why an operation writes to the target (never sent in a read-only run), or undefined: a destructive
+ * one (destructiveReason), one data/operations.yaml says `writes`, or any other method than GET, HEAD
+ * and OPTIONS unless data/operations.yaml says it `reads` (a login).
+ */
+export function writesReason(ctx: Pick<EngineContext, 'operationData'>, target: SpecOperation): string | undefined {
+  const data = ctx.operationData[target.op.operationId];
+  const destructive = destructiveReason(ctx, target);
+  if (destructive) return destructive;
+  if (data?.writes) return data.writes;
+  if (READ_METHODS.has(target.op.method) || data?.reads) return undefined;
+  return `a ${target.op.method.toUpperCase()} request`;
 }
 
 /** Headers data/operations.yaml adds to every request of an operation, variables filled in. */

@@ -4,6 +4,7 @@ import { operationHeaders, throughGateway, type EngineContext } from './engine-c
 import type { FuzzResult, Violation } from './model.ts';
 import type { Where } from './operation-check.ts';
 import { bodyMedia, exampleParts, operationParameters, renderRequest, type RequestParts } from './request-parts.ts';
+import { curlCommand } from './reproduce.ts';
 import { describeRequest } from './request-summary.ts';
 import { schemaArbitrary } from './schema-arbitrary.ts';
 import type { SpecOperation } from './spec-set.ts';
@@ -74,13 +75,15 @@ export async function fuzzOperation(
   const details = await fc.check(property, { seed, numRuns: runs });
   if (!details.failed) return result;
   const shrunk = details.counterexample?.[0] as Generated | undefined;
-  const request = shrunk ? describeRequest(await renderRequest(where.url, op, toParts(shrunk))) : '(no counterexample)';
+  const rendered = shrunk ? await renderRequest(where.url, op, toParts(shrunk)) : undefined;
+  const request = rendered ? describeRequest(rendered) : '(no counterexample)';
   const error = details.errorInstance;
   const violations =
     error instanceof ContractBroken
       ? error.violations
       : [{ interface: spec.name, operationId: op.operationId, check: 'transport' as const, pointer: '', message: String(error) }];
-  return { ...result, outcome: 'fail', failure: { path: details.counterexamplePath ?? '', request, violations } };
+  const reproduce = rendered ? { reproduce: curlCommand(rendered, ctx.auth.secrets()) } : {};
+  return { ...result, outcome: 'fail', failure: { path: details.counterexamplePath ?? '', request, ...reproduce, violations } };
 }
 
 /** Path parameters, query parameters and body of an operation as one arbitrary. */

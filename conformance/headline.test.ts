@@ -13,7 +13,11 @@ import { BROKEN_HANDLERS } from './fixtures/broken-handlers.ts';
 async function run(args: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await main([...args, '--quiet'], { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env: {} });
+  const code = await main([...args, '--quiet', '--allow-writes'], {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    env: {},
+  });
   return {
     code,
     stdout,

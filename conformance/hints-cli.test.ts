@@ -8,7 +8,7 @@ import { main } from './cli.ts';
 async function run(args: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
-  const code = await main([...args, '--quiet', '--fuzz-runs', '0', '--seed', '7'], {
+  const code = await main([...args, '--quiet', '--allow-writes', '--fuzz-runs', '0', '--seed', '7'], {
     stdout: (s) => void (stdout += s),
     stderr: (s) => void (stderr += s),
     env,
@@ -100,4 +100,9 @@ t.test('every authenticated operation refused names the credential variables, ne
     'so does each operation skipped for it',
   );
   t.notMatch(wrong.stdout + wrong.stderr, new RegExp(`${wrongPassword}|${password}`), 'no credential is printed');
+  t.match(
+    wrong.stdout,
+    /curl -sS -i -X POST http:\/\/127\.0\.0\.1:\d+\/mgmt\/tm\/traffic\/rule -u 'admin:'"\$\{CONFORMANCE_ADMIN_PASSWORD\}"/,
+    'the failing step comes with its curl command, the password as the variable it came from',
+  );
 });

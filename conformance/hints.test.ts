@@ -75,8 +75,44 @@ const scenario = (operationId: string, status: number): ScenarioResult => ({
 t.test('the table has one entry per known cause', async (t) => {
   t.same(
     CAUSES.map((c) => c.name),
-    ['registration-host', 'credentials-refused'],
+    ['session-cookie-missing', 'registration-host', 'credentials-refused'],
   );
+});
+
+t.test('session-cookie-missing: a login that never set its session cookie explains the refusals, not the credentials', async (t) => {
+  const list = operation('snapshots', 'listSnapshots', [401], { fails: true });
+  const get = operation('snapshots', 'getSnapshot', [401], { fails: true });
+  const rule = operation('device-config', 'createRule', [401], { fails: true });
+  const ctx: HintContext = {
+    ...context(),
+    loginNotes: [{ scheme: 'ssoSession', operationId: 'loginDiagnosticsUser', cookie: 'ssosession', set: ['sso_completed'] }],
+    schemesOf: (operationId) => (operationId === 'createRule' ? ['basicAuth'] : ['ssoSession']),
+  };
+  const findings = applyHints([list, get, rule], [], ctx);
+  t.same(
+    findings.map((f) => f.cause),
+    ['session-cookie-missing', 'credentials-refused', 'credentials-refused'],
+  );
+  const hint =
+    'every authenticated snapshots operation was refused (401/403): the login loginDiagnosticsUser set only sso_completed, not the ssosession cookie the ssoSession scheme sends, so no request carried a session';
+  t.equal(list.probes[0]!.violations[0]!.hint, hint, 'the first cause of the table wins: the cookie, not the credentials');
+  t.match(
+    rule.probes[0]!.violations[0]!.hint,
+    /check the 'admin' credential/,
+    'an interface without that scheme keeps the credentials hint',
+  );
+
+  const again = operation('snapshots', 'listSnapshots', [401], { fails: true });
+  applyHints([again], [], { ...ctx, prismMock: true });
+  t.match(
+    again.probes[0]!.violations[0]!.hint,
+    /; the Prism mock answers the login with the spec's one Set-Cookie example, which holds no ssosession cookie/,
+    'on a Prism mock, it says why the cookie is missing',
+  );
+
+  const set = operation('snapshots', 'listSnapshots', [401], { fails: true });
+  applyHints([set], [], { ...ctx, loginNotes: [{ ...ctx.loginNotes![0]!, set: ['sso_completed', 'ssosession'] }] });
+  t.match(set.probes[0]!.violations[0]!.hint, /check the 'admin' credential/, 'a login that set the cookie: the credentials again');
 });
 
 t.test('registration-host: every registration request answered 404 names the Host sent and the --var that sets it', async (t) => {

@@ -1,3 +1,4 @@
+import type { LoginNote } from './auth.ts';
 import type { AuthData, EnvSource } from './data-files.ts';
 import type { OperationResult, ScenarioResult, Violation } from './model.ts';
 
@@ -21,6 +22,12 @@ export type HintContext = {
   credentials: AuthData['credentials'];
   /** Names of the credentials the run has a value for. */
   configured: ReadonlySet<string>;
+  /** What each cookie login of the run set (auth.ts): a login that never sets its scheme's cookie explains the refusals. */
+  loginNotes?: readonly LoginNote[];
+  /** The security schemes an operation's requirements name (with loginNotes: which interfaces a login serves). */
+  schemesOf?(operationId: string): string[];
+  /** The target is a Prism mock: a hint may name what Prism does. */
+  prismMock?: boolean;
 };
 
 /** One answer of the run: a probe of an operation or a scenario step. */
@@ -34,6 +41,30 @@ export type Cause = { name: string; find(answers: readonly Answer[], operations:
 const REGISTER = 'registerClient';
 
 export const CAUSES: readonly Cause[] = [
+  {
+    // The login answered, but without the cookie the scheme sends: every request went without a session.
+    name: 'session-cookie-missing',
+    find(answers, operations, ctx) {
+      const findings: Finding[] = [];
+      for (const note of ctx.loginNotes ?? []) {
+        if (!note.cookie || note.set.includes(note.cookie)) continue;
+        const cookie = note.cookie;
+        for (const [name, ops] of Map.groupBy(operations, (o) => o.interface)) {
+          if (!ops.some((o) => ctx.schemesOf?.(o.operationId).includes(note.scheme))) continue;
+          if (!refusedInterface(name, ops, answers, ctx)) continue;
+          const prism = ctx.prismMock
+            ? `; the Prism mock answers the login with the spec's one Set-Cookie example, which holds no ${cookie} cookie, so it cannot be checked with a session (a known gap of the mocks)`
+            : '';
+          findings.push({
+            cause: this.name,
+            explains: (a) => a.interface === name && (a.status === 401 || a.status === 403),
+            hint: `every authenticated ${name} operation was refused (401/403): the login ${note.operationId} set ${note.set.length > 0 ? `only ${note.set.join(', ')}` : 'no cookie'}, not the ${cookie} cookie the ${note.scheme} scheme sends, so no request carried a session${prism}`,
+          });
+        }
+      }
+      return findings;
+    },
+  },
   {
     // Client registration (D) is routed by Host: with another Host the request goes to the pool, which has no such path.
     name: 'registration-host',
@@ -59,12 +90,8 @@ export const CAUSES: readonly Cause[] = [
     find(answers, operations, ctx) {
       const findings: Finding[] = [];
       for (const [name, ops] of Map.groupBy(operations, (o) => o.interface)) {
-        const authenticated = ops.filter((o) => o.outcome !== 'not-implemented' && ctx.credentialsOf(name, o.operationId).length > 0);
-        const valid = answers.filter(
-          (a) => a.kind === 'valid' && a.interface === name && authenticated.some((o) => o.operationId === a.operationId),
-        );
-        if (valid.length === 0 || valid.some((a) => a.status !== 401 && a.status !== 403)) continue;
-        const credentials = [...new Set(authenticated.flatMap((o) => ctx.credentialsOf(name, o.operationId)))];
+        const credentials = refusedInterface(name, ops, answers, ctx);
+        if (!credentials) continue;
         findings.push({
           cause: this.name,
           explains: (a) => a.interface === name && (a.status === 401 || a.status === 403),
@@ -75,6 +102,24 @@ export const CAUSES: readonly Cause[] = [
     },
   },
 ];
+
+/**
+ * When every valid request to the authenticated operations of an interface was refused (401/403): the
+ * credentials those operations send; else undefined.
+ */
+function refusedInterface(
+  name: string,
+  ops: readonly OperationResult[],
+  answers: readonly Answer[],
+  ctx: HintContext,
+): string[] | undefined {
+  const authenticated = ops.filter((o) => o.outcome !== 'not-implemented' && ctx.credentialsOf(name, o.operationId).length > 0);
+  const valid = answers.filter(
+    (a) => a.kind === 'valid' && a.interface === name && authenticated.some((o) => o.operationId === a.operationId),
+  );
+  if (valid.length === 0 || valid.some((a) => a.status !== 401 && a.status !== 403)) return undefined;
+  return [...new Set(authenticated.flatMap((o) => ctx.credentialsOf(name, o.operationId)))];
+}
 
 /** Where a credential comes from, without its value. */
 function credentialSetting(name: string, ctx: HintContext): string {
@@ -95,7 +140,8 @@ function envPairs(user: EnvSource, password: EnvSource): string {
 /** Every answer of the run with its status (transport failures have none and match no cause). */
 function answersOf(operations: readonly OperationResult[], scenarios: readonly ScenarioResult[], ctx: HintContext): Answer[] {
   const answers: Answer[] = [];
-  for (const o of operations)
+  // An operation the target does not serve answered nothing of its own.
+  for (const o of operations.filter((o) => !o.notServed))
     for (const p of o.probes)
       if (p.status !== undefined) answers.push({ interface: o.interface, operationId: o.operationId, status: p.status, kind: p.kind });
   for (const s of scenarios) {
@@ -125,6 +171,7 @@ export function applyHints(
     if (hint) for (const v of violations) v.hint ??= hint;
   };
   for (const o of operations) {
+    if (o.notServed) continue;
     for (const p of o.probes) {
       if (p.status === undefined) continue;
       const hint = hintFor({ interface: o.interface, operationId: o.operationId, status: p.status, kind: p.kind });

@@ -6,6 +6,8 @@ export type HttpRequest = {
   url: string;
   headers: Record<string, string>;
   body?: Uint8Array | string;
+  /** A shorter time limit than the run's for this request (a probe the target is known never to answer). */
+  timeoutMs?: number;
 };
 
 /** An answer as the response checker wants it: lower-case headers, JSON bodies parsed, text otherwise. */
@@ -43,6 +45,7 @@ export function createHttpClient(options: { timeoutMs: number }): HttpClient {
         method: req.method as never,
         headers: req.headers,
         ...(req.body !== undefined ? { body: req.body } : {}),
+        ...(req.timeoutMs !== undefined ? { headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs } : {}),
         dispatcher,
       });
       const bytes = Buffer.from(await res.body.arrayBuffer());
@@ -69,7 +72,7 @@ export function createFetchClient(options: { timeoutMs: number }): HttpClient {
         headers: req.headers,
         ...(req.body !== undefined ? { body: req.body as BodyInit } : {}),
         redirect: 'manual',
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: AbortSignal.timeout(req.timeoutMs ?? options.timeoutMs),
       });
       const headers: HttpResponse['headers'] = {};
       res.headers.forEach((value, name) => {

@@ -18,6 +18,10 @@ export { loadScenarios, SCENARIOS_DIR, type LoadedScenario } from './scenario-fi
 // Targets started in this process: the reference system, the Prism mocks.
 export { startReferenceTarget, type ReferenceTarget } from './reference-target.ts';
 export { startPrismTarget, PRISM_KNOWN_FAILURES, type PrismTarget } from './prism-target.ts';
+// Finding the roles from one URL (a role map), or from a config file.
+export { fetchRoleMap, parseRoleMap, roleMapTargets, ROLE_MAP_PATH, type RoleMap, type RoleMapRole } from './role-map.ts';
+export { loadTargetConfig, type TargetConfig, type TargetConfigFile } from './target-config.ts';
+export { markNotServed } from './not-served.ts';
 
 // The result and its reports.
 export {
@@ -30,9 +34,13 @@ export {
   type ScenarioResult,
   type Totals,
   type Violation,
+  type NotServed,
+  type WritesPolicy,
 } from './model.ts';
 export { verdict, toJsonSummary, type Verdict, type VerdictOptions } from './report-json.ts';
-export { headline, operationCounts, type OperationCounts } from './verdict.ts';
+export { headline, operationCounts, fuzzCounts, type OperationCounts } from './verdict.ts';
+// Every failure's request as a shell command (credentials as shell variables).
+export { curlCommand, type Secret } from './reproduce.ts';
 export { toTap } from './report-tap.ts';
 export { toJUnit } from './report-junit.ts';
 export { summaryLines, coverageLines, asComments } from './report-text.ts';

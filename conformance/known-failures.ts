@@ -101,3 +101,25 @@ const glob = (pattern: string) =>
       .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*')}$`,
   );
+
+/**
+ * The known failure saying that the target never answers this probe (check `transport`), if any: such a
+ * probe is given a short deadline instead of the run's timeout (the failure is still seen, sooner).
+ *
+ * @example knownNoAnswer(known, 'mapping createChart@mapping', 'invalid: body that is not JSON')?.why
+ */
+export function knownNoAnswer(known: readonly KnownFailure[], operation: string, probe: string): KnownFailure | undefined {
+  return known.find((k) => k.check === 'transport' && k.operations.includes(operation) && glob(k.probe).test(probe));
+}
+
+/**
+ * The entries as far as this run can judge them: each entry's operations that were checked (answered
+ * at least one request), the others left out, and entries left with none dropped. A run of some specs,
+ * or of a target that serves some roles, is then not failed by entries about the rest.
+ *
+ * @example applyKnownFailures(operations, checkedOnly(known, operations));
+ */
+export function checkedOnly(known: readonly KnownFailure[], operations: readonly OperationResult[]): KnownFailure[] {
+  const checked = new Set(operations.filter((o) => !o.notServed && o.probes.some((p) => p.outcome !== 'skipped')).map(operationKey));
+  return known.map((k) => ({ ...k, operations: k.operations.filter((o) => checked.has(o)) })).filter((k) => k.operations.length > 0);
+}

@@ -40,7 +40,12 @@ export type ProbeResult = {
   /** The body's shape (JSON pointers with types), for the differential report. */
   shape?: string[];
   reason?: string;
+  /** Set when the probe broke a rule or answered 501: a shell command that sends the same request (curl; credentials as shell variables). */
+  reproduce?: string;
 };
+
+/** An operation the target does not serve: the role that serves it, and how that was found. */
+export type NotServed = { role: string; why: string };
 
 export type OperationResult = {
   interface: string;
@@ -53,6 +58,11 @@ export type OperationResult = {
   reason?: string;
   /** A skipped operation whose skip matches a known cause (hints.ts): which setting to change. */
   hint?: string;
+  /**
+   * Set on a skipped operation the target does not serve (its role is elsewhere): never a failure, counted
+   * as "not served by this target" (not-served.ts).
+   */
+  notServed?: NotServed;
   probes: ProbeResult[];
 };
 
@@ -66,6 +76,8 @@ export type StepResult = {
   outcome: Outcome;
   violations: Violation[];
   shape?: string[];
+  /** Set when the step failed on an answer: a shell command that sends the same request. */
+  reproduce?: string;
 };
 
 export type ScenarioResult = {
@@ -86,7 +98,8 @@ export type FuzzResult = {
   /** The seed of this operation's property (derived from the run's seed and the operation). */
   seed: number;
   reason?: string;
-  failure?: { path: string; request: string; violations: Violation[] };
+  /** `request` is the shrunk request in one line; `reproduce` the shell command that sends it. */
+  failure?: { path: string; request: string; reproduce?: string; violations: Violation[] };
 };
 
 export type CoverageMark = 'exercised' | 'unreachable' | 'uncovered' | 'not-implemented' | 'skipped';
@@ -100,7 +113,19 @@ export type CoverageRow = {
   reasons: Record<string, string>;
 };
 
-export type Totals = { pass: number; fail: number; knownFailure: number; notImplemented: number; skipped: number };
+/**
+ * Outcomes of a list of results, one per result: for operations, one per operation and role it was
+ * checked on (the summary counts operations instead: verdict.ts operationCounts). `notServed` are skipped
+ * results the target does not serve; `skipped` counts the others.
+ */
+export type Totals = { pass: number; fail: number; knownFailure: number; notImplemented: number; skipped: number; notServed: number };
+
+/** Whether the run sent requests that create or change something in the target, and why (the summary says it). */
+export type WritesPolicy = {
+  sent: boolean;
+  /** Why, in words: `the reference system this run started (a temporary store)`, `--allow-writes`, ... */
+  why: string;
+};
 
 export type RunResult = {
   targets: Record<string, string>;
@@ -119,14 +144,19 @@ export type RunResult = {
   totals: { operations: Totals; scenarios: Totals; fuzz: Totals; violations: number; knownViolations: number };
   /** Known failures given to the run that did not happen (each fails the run): `<entry why>: <operation>`. */
   unmetKnownFailures: string[];
+  /** Whether requests that write were sent (absent: they were, as before this was reported). */
+  writes?: WritesPolicy;
+  /** Where the role URLs came from, in words (a role map, a config file), when not from the command line. */
+  routing?: string;
 };
 
-export const emptyTotals = (): Totals => ({ pass: 0, fail: 0, knownFailure: 0, notImplemented: 0, skipped: 0 });
+export const emptyTotals = (): Totals => ({ pass: 0, fail: 0, knownFailure: 0, notImplemented: 0, skipped: 0, notServed: 0 });
 
-export function countOutcomes(items: readonly { outcome: Outcome }[]): Totals {
+export function countOutcomes(items: readonly { outcome: Outcome; notServed?: NotServed }[]): Totals {
   const totals = emptyTotals();
   for (const item of items) {
-    if (item.outcome === 'pass') totals.pass++;
+    if (item.notServed) totals.notServed++;
+    else if (item.outcome === 'pass') totals.pass++;
     else if (item.outcome === 'fail') totals.fail++;
     else if (item.outcome === 'known-failure') totals.knownFailure++;
     else if (item.outcome === 'not-implemented') totals.notImplemented++;

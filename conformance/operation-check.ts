@@ -1,7 +1,9 @@
 import { checkAnswer, serverErrorViolation } from './answer-check.ts';
-import { destructiveReason, operationHeaders, throughGateway, type EngineContext } from './engine-context.ts';
+import { destructiveReason, operationHeaders, throughGateway, writesReason, type EngineContext } from './engine-context.ts';
 import { invalidRequests } from './invalid-requests.ts';
+import { operationKey, probeLabel } from './known-failures.ts';
 import type { OperationResult, ProbeResult, Violation } from './model.ts';
+import { curlCommand } from './reproduce.ts';
 import { bodyExamples, cloneParts, exampleParts, renderRequest, type RequestParts } from './request-parts.ts';
 import type { SpecOperation } from './spec-set.ts';
 import { withoutCredentials } from './targets.ts';
@@ -30,6 +32,8 @@ export async function checkOperation(ctx: EngineContext, target: SpecOperation, 
   };
   const destructive = destructiveReason(ctx, target);
   if (ctx.safe && destructive) return { ...result, outcome: 'skipped', reason: `safe mode: ${destructive}` };
+  const writes = writesReason(ctx, target);
+  if (ctx.readOnly && writes) return { ...result, outcome: 'skipped', reason: `${READ_ONLY_SKIP}${writes}` };
 
   const plan = await ctx.auth.plan(target);
   const headers = operationHeaders(ctx, op.operationId);
@@ -111,6 +115,9 @@ export async function checkOperation(ctx: EngineContext, target: SpecOperation, 
   return result;
 }
 
+/** The start of the reason of an operation a read-only run skips (the summary counts them by it). */
+export const READ_ONLY_SKIP = 'not sent: it writes to the target: ';
+
 async function probe(
   ctx: EngineContext,
   target: SpecOperation,
@@ -120,17 +127,31 @@ async function probe(
 ): Promise<ProbeResult> {
   const id = `${target.spec.name}.${target.op.operationId}@${where.role} ${expect.kind}: ${expect.name}`;
   const base: ProbeResult = { id, kind: expect.kind, name: expect.name, outcome: 'pass', violations: [] };
+  const request = await renderRequest(where.url, target.op, parts);
+  const deadline = ctx.noAnswerDeadline(
+    operationKey({ interface: target.spec.name, operationId: target.op.operationId, role: where.role }),
+    probeLabel(expect),
+  );
+  if (deadline !== undefined) request.timeoutMs = deadline;
+  const reproduce = () => curlCommand(request, ctx.auth.secrets());
   let res;
   try {
-    res = await ctx.http.send(await renderRequest(where.url, target.op, parts));
+    res = await ctx.http.send(request);
   } catch (error) {
+    const why =
+      deadline !== undefined
+        ? `no answer within ${deadline} ms (known never to answer this request: the wait is cut short)`
+        : (error as Error).message;
     return {
       ...base,
       outcome: 'fail',
-      violations: [violation(target, 'transport', '', withoutCredentials(`no answer from ${where.url}: ${(error as Error).message}`))],
+      violations: [violation(target, 'transport', '', withoutCredentials(`no answer from ${where.url}: ${why}`))],
+      reproduce: reproduce(),
     };
   }
-  if (res.status === 501 && expect.kind === 'valid') return { ...base, outcome: 'not-implemented', status: 501, reason: 'answered 501' };
+  // Kept for a 501 too: it becomes a failure when other examples of the operation were answered.
+  if (res.status === 501 && expect.kind === 'valid')
+    return { ...base, outcome: 'not-implemented', status: 501, reason: 'answered 501', reproduce: reproduce() };
   const verdict = checkAnswer(ctx.specs, target, res, throughGateway(ctx, where.role, where.url), ctx.observe);
   const violations = [...verdict.violations];
   const serverError = serverErrorViolation(target, res.status);
@@ -139,7 +160,14 @@ async function probe(
     const what = expect.kind === 'auth' ? `a request with ${expect.name}` : `an invalid request (${expect.name})`;
     violations.push(violation(target, 'rejects-invalid', expect.pointer, `${what} was accepted with ${res.status}`));
   }
-  return { ...base, status: res.status, violations, shape: verdict.shape, outcome: violations.length > 0 ? 'fail' : 'pass' };
+  return {
+    ...base,
+    status: res.status,
+    violations,
+    shape: verdict.shape,
+    outcome: violations.length > 0 ? 'fail' : 'pass',
+    ...(violations.length > 0 ? { reproduce: reproduce() } : {}),
+  };
 }
 
 function violation(target: SpecOperation, check: Violation['check'], pointer: string, message: string): Violation {

@@ -17,6 +17,17 @@ export type PrismTarget = {
 };
 
 /**
+ * Credentials for a Prism mock: it checks only that one is there, so any will do (made up here, never
+ * read from the environment, where a real password may be).
+ *
+ * @example await runConformance({ targets, stateless: true, credentials: prismCredentials() });
+ */
+export function prismCredentials(): Record<string, Credential> {
+  const any = (): Credential => ({ user: 'conformance@example.com', password: randomBytes(9).toString('base64url') });
+  return { admin: any(), registration: any() };
+}
+
+/**
  * Starts the Prism mocks (mocks/prism-mocks.ts, named examples) as a conformance target for
  * `--target prism`: every role on a free loopback port, so a running `npm start` or `npm run mock`
  * is never in the way. Prism checks only that a credential is there, so any will do; the run must
@@ -26,10 +37,9 @@ export async function startPrismTarget(options: { interfaces?: readonly Interfac
   const ports = Object.fromEntries(ROLE_NAMES.map((role) => [role, 0])) as Record<RoleName, number>;
   // Prism's own log lines (a violation it sees in its own XML examples) are noise here: the run reports.
   const mocks = await startPrismMocks({ ports, logLevel: 'error', ...(options.interfaces ? { interfaces: options.interfaces } : {}) });
-  const any = (): Credential => ({ user: 'conformance@example.com', password: randomBytes(9).toString('base64url') });
   return {
     targets: Object.fromEntries(mocks.roles.map((r) => [r.role, r.url])),
-    credentials: { admin: any(), registration: any() },
+    credentials: prismCredentials(),
     mocks,
     stop: () => mocks.stop(),
   };

@@ -6,7 +6,8 @@ import { INTERFACES, listOperations, loadSpec } from '../src/lib/spec-catalog.ts
 import { main } from './cli.ts';
 import { loadKnownFailures } from './known-failures.ts';
 import type { OperationResult } from './model.ts';
-import { PRISM_KNOWN_FAILURES } from './prism-target.ts';
+import { PRISM_KNOWN_FAILURES, startPrismTarget } from './prism-target.ts';
+import { checkSummaryArithmetic, summaryOf } from './fixtures/summary-arithmetic.ts';
 
 type Summary = {
   ok: boolean;
@@ -21,24 +22,23 @@ type Summary = {
   unmetKnownFailures: string[];
 };
 
-// One Prism start for the whole file (it is the slow part), through the command line CI runs:
-// `npm run conformance:mocks`.
+// One Prism start for the main test (it is the slow part), given to the command line as the URL of one of
+// its roles, as a user gives `portolan mock`'s: its role map says where every role is and that it is a
+// Prism mock, so the run is stateless and the known gaps of the mocks apply, with no option. The requests
+// Prism never answers wait the short deadline of a known gap, not the 10 s timeout.
 t.test('the Prism mocks, checked statelessly, break their specs exactly where the known-failures list says, and say why', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'portolan-prism-conformance-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const prism = await startPrismTarget();
+  t.teardown(() => prism.stop());
   const json = join(dir, 'summary.json');
   let stdout = '';
   let stderr = '';
-  // 3 s per request: Prism answers in milliseconds, and the requests it never answers (a body that is
-  // not JSON) should not cost the default 10 s each.
-  const code = await main(
-    ['--target', 'prism', '--known-failures', PRISM_KNOWN_FAILURES, '--seed', '1', '--timeout', '3000', '--json', json, '--quiet'],
-    {
-      stdout: (text) => void (stdout += text),
-      stderr: (text) => void (stderr += text),
-      env: {},
-    },
-  );
+  const code = await main(['--target', prism.targets.gateway!, '--seed', '1', '--json', json, '--quiet'], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    env: {},
+  });
   const summary: Summary = JSON.parse(readFileSync(json, 'utf8'));
   const known = loadKnownFailures(PRISM_KNOWN_FAILURES);
 
@@ -103,8 +103,33 @@ t.test('the Prism mocks, checked statelessly, break their specs exactly where th
       'TAP: the violations with their reason',
     );
     const knownOps = new Set(known.flatMap((k) => k.operations)).size;
-    t.match(stdout, new RegExp(`# operations: \\d+ pass, 0 fail, ${knownOps} known failures, 0 not implemented, 1 skipped`));
+    const operations = new Set(summary.operations.map((o) => `${o.interface} ${o.operationId}`)).size;
+    const knownOperations = new Set([...new Set(known.flatMap((k) => k.operations))].map((k) => k.split('@')[0])).size;
+    t.match(
+      stdout,
+      `# operations: ${operations} = ${operations - knownOperations - 1} conformant + 0 fail + ${knownOperations} known failures + 0 not implemented (501) + 1 skipped + 0 not served by this target (each operation counted once; ${summary.operations.length} checks of an operation on a role)`,
+      `${knownOps} known failures on a role, each operation counted once`,
+    );
     t.match(stdout, /# result: PASS/);
+    t.match(stdout, /# writes: sent \(a Prism mock keeps nothing\)/);
+    t.match(stdout, /# roles: from the role map of http:\/\/127\.0\.0\.1:\d+\/\.well-known\/portolan \(the Prism mocks /);
+    t.match(
+      stdout,
+      /# {3}every authenticated snapshots operation was refused \(401\/403\): the login loginDiagnosticsUser set only sso_completed, not the ssosession cookie the ssoSession scheme sends, so no request carried a session; the Prism mock answers the login with the spec's one Set-Cookie example/,
+      'the hint names the real cause: the session cookie the mock never sets, not the credentials',
+    );
+    t.notMatch(stdout, /check the 'admin' credential/);
+    t.match(
+      stdout,
+      /no answer within 1000 ms \(known never to answer this request: the wait is cut short\)/,
+      'the requests Prism never answers wait the short deadline',
+    );
+    checkSummaryArithmetic(t, summaryOf(stdout));
+    t.match(
+      stdout,
+      /\n {2}reproduce:\n {4}- \|-\n {6}# invalid body that is not JSON\n {6}curl -sS -i -X POST http:\/\/127\.0\.0\.1:\d+\/api\/charts -H 'content-type: application\/json' --data-raw '\{"unterminated'\n/,
+      'each failure with the curl command that repeats it',
+    );
     t.comment(
       stdout
         .split('\n')
@@ -147,4 +172,16 @@ t.test('the Prism mocks, checked statelessly, break their specs exactly where th
       'no scenarios and no fuzzing: they need a target that keeps state',
     );
   });
+});
+
+t.test('--target prism: the mocks started here get the same defaults (stateless, known gaps)', async (t) => {
+  let stdout = '';
+  const code = await main(['--target', 'prism', '--spec', 'mapping', '--seed', '1', '--quiet'], {
+    stdout: (text) => void (stdout += text),
+    stderr: () => {},
+    env: {},
+  });
+  t.equal(code, 0);
+  t.match(stdout, /# PASS: 8 of 10 operations implemented and conformant; 2 fail as listed known failures;/);
+  t.match(stdout, /# seed 1 \(--seed 1 repeats the run\), safe mode off, stateless, fuzzing off/);
 });

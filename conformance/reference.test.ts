@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { main } from './cli.ts';
+import { checkSummaryArithmetic, summaryOf } from './fixtures/summary-arithmetic.ts';
 
 t.test('the reference system passes the whole suite on what it implements; 501s are listed, never passed', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'portolan-conformance-'));
@@ -94,6 +95,8 @@ t.test('the reference system passes the whole suite on what it implements; 501s 
     'the headline, first',
   );
   t.match(stdout, /^# result: PASS: /m, 'and last');
+  t.match(stdout, /^# writes: sent \(the reference system this run started, in a temporary store\)$/m, 'writes: its own store');
+  checkSummaryArithmetic(t, summaryOf(stdout));
   t.comment(
     stdout
       .split('\n')

@@ -1,7 +1,7 @@
 import { uncovered } from './coverage.ts';
 import type { RunResult } from './model.ts';
 import { knownFailureList, notImplementedByInterface } from './report-text.ts';
-import { headline, operationCounts, verdict, type VerdictOptions } from './verdict.ts';
+import { fuzzCounts, headline, operationCounts, verdict, type VerdictOptions } from './verdict.ts';
 
 // The verdict lives in verdict.ts (the headline reads it too); kept exported here, where it always was.
 export { verdict, type Verdict, type VerdictOptions } from './verdict.ts';
@@ -18,6 +18,7 @@ export function toJsonSummary(result: RunResult, options: VerdictOptions & { com
     reasons: v.reasons,
     headline: headline(result, options),
     counts: operationCounts(result),
+    fuzzCounts: fuzzCounts(result),
     seed: result.seed,
     safe: result.safe,
     stateless: result.stateless,
@@ -25,6 +26,8 @@ export function toJsonSummary(result: RunResult, options: VerdictOptions & { com
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     targets: result.targets,
+    ...(result.routing ? { routing: result.routing } : {}),
+    ...(result.writes ? { writes: result.writes } : {}),
     totals: result.totals,
     notImplemented: Object.fromEntries(notImplementedByInterface(result)),
     uncovered: uncovered(result.coverage),

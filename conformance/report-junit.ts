@@ -52,10 +52,15 @@ export function toJUnit(
       // JUnit has no expected failure: a known one is skipped with its reason (as pytest reports xfail).
       const known =
         p.outcome === 'known-failure' ? `known failure: ${[...new Set(p.violations.map((v) => v.known))].join('; ')}` : undefined;
-      add(
-        op.interface,
-        testCase(classname, `${p.kind}: ${p.name}`, p.violations, p.outcome === 'skipped' ? (p.reason ?? 'skipped') : known, p.status),
+      const c = testCase(
+        classname,
+        `${p.kind}: ${p.name}`,
+        p.violations,
+        p.outcome === 'skipped' ? (p.reason ?? 'skipped') : known,
+        p.status,
       );
+      if (c.failure && p.reproduce) c.failure['#text'] = clean(`${c.failure['#text']}\nreproduce:\n${p.reproduce}`);
+      add(op.interface, c);
     }
   }
   for (const s of result.scenarios) {
@@ -64,7 +69,10 @@ export function toJUnit(
     const violations = s.steps.flatMap((st) => st.violations);
     if (s.outcome === 'fail' && violations.length === 0)
       violations.push({ interface: '-', operationId: '-', check: 'setup', pointer: '', message: s.reason ?? 'failed' });
-    add('scenarios', testCase(`scenario.${s.name}`, s.description.split('\n')[0]!, violations, skipped));
+    const c = testCase(`scenario.${s.name}`, s.description.split('\n')[0]!, violations, skipped);
+    const reproduce = s.steps.filter((st) => st.reproduce).map((st) => `# ${st.name}\n${st.reproduce}`);
+    if (c.failure && reproduce.length > 0) c.failure['#text'] = clean(`${c.failure['#text']}\nreproduce:\n${reproduce.join('\n')}`);
+    add('scenarios', c);
   }
   for (const f of result.fuzz) {
     const skipped = f.outcome === 'skipped' || f.outcome === 'not-implemented' ? (f.reason ?? f.outcome) : undefined;
@@ -75,7 +83,9 @@ export function toJUnit(
       skipped,
     );
     if (c.failure && f.failure)
-      c.failure['#text'] = clean(`seed ${f.seed} path ${f.failure.path}\nrequest ${f.failure.request}\n${c.failure['#text']}`);
+      c.failure['#text'] = clean(
+        `seed ${f.seed} path ${f.failure.path}\nrequest ${f.failure.request}\n${c.failure['#text']}${f.failure.reproduce ? `\nreproduce:\n${f.failure.reproduce}` : ''}`,
+      );
     add('fuzz', c);
   }
   for (const unmet of result.unmetKnownFailures) {

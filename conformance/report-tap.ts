@@ -22,12 +22,21 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
       const failures = all.filter(({ v }) => !v.known).map(({ p, v }) => line(p, v));
       const known = all.filter(({ v }) => v.known).map(({ p, v }) => line(p, v));
       const why = [...new Set(all.map(({ v }) => v.known).filter((w) => w !== undefined))];
+      const reproduce = op.probes
+        .filter((p) => p.violations.length > 0 && p.reproduce)
+        .map((p) => new Block(`# ${p.kind} ${p.name}\n${p.reproduce}`));
       points.push({
         ok: op.outcome !== 'fail' && op.outcome !== 'known-failure',
         description: `${description} (${op.probes.length} requests)`,
         ...(op.outcome === 'known-failure' ? { directive: 'TODO known failure' } : {}),
         ...(failures.length + known.length > 0
-          ? { details: { ...(failures.length > 0 ? { failures } : {}), ...(known.length > 0 ? { known, why } : {}) } }
+          ? {
+              details: {
+                ...(failures.length > 0 ? { failures } : {}),
+                ...(known.length > 0 ? { known, why } : {}),
+                ...(reproduce.length > 0 ? { reproduce } : {}),
+              },
+            }
           : {}),
       });
     }
@@ -46,6 +55,9 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
               details: {
                 reason: s.reason,
                 failures: failed.flatMap((st) => st.violations.map((v) => `${st.name}: ${formatViolation(v)}`)),
+                ...(failed.some((st) => st.reproduce)
+                  ? { reproduce: failed.filter((st) => st.reproduce).map((st) => new Block(`# ${st.name}\n${st.reproduce}`)) }
+                  : {}),
               },
             }
           : {}),
@@ -67,6 +79,7 @@ export function toTap(result: RunResult, extra: readonly Point[] = []): string {
                 path: f.failure.path,
                 request: f.failure.request,
                 failures: f.failure.violations.map(formatViolation),
+                ...(f.failure.reproduce ? { reproduce: [new Block(f.failure.reproduce)] } : {}),
               },
             }
           : {}),
@@ -98,17 +111,35 @@ export function tapPoint(ok: boolean, description: string, details?: Record<stri
   return { ok, description, ...(details ? { details } : {}) };
 }
 
-/** Flat YAML for the diagnostic blocks: strings JSON-quoted (valid YAML), lists one item a line. */
+/** Text printed as a YAML literal block (`|-`): a shell command stays as it is, ready to copy. */
+class Block {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** Flat YAML for the diagnostic blocks: strings JSON-quoted (valid YAML), lists one item a line, Blocks as literal blocks. */
 function yaml(details: Record<string, unknown>, indent: string): string[] {
   const out: string[] = [];
   for (const [key, value] of Object.entries(details)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) {
       out.push(`${indent}${key}:`);
-      for (const item of value) out.push(`${indent}  - ${JSON.stringify(String(item))}`);
+      for (const item of value) {
+        if (item instanceof Block) out.push(`${indent}  - |-`, ...literal(item.text, `${indent}    `));
+        else out.push(`${indent}  - ${JSON.stringify(String(item))}`);
+      }
     } else out.push(`${indent}${key}: ${JSON.stringify(value)}`);
   }
   return out;
 }
+
+/** A literal block's lines (control characters other than tab shown as \uXXXX: a literal block cannot hold them). */
+const literal = (text: string, indent: string) =>
+  text
+    .replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .split('\n')
+    .map((line) => `${indent}${line}`);
 
 export type { Point as TapPoint };

@@ -2,24 +2,41 @@ import { uncovered } from './coverage.ts';
 import { hintsOf } from './hints.ts';
 import { operationKey, probeLabel } from './known-failures.ts';
 import type { CoverageMark, RunResult, Totals } from './model.ts';
-import { headline, type VerdictOptions } from './verdict.ts';
+import { READ_ONLY_SKIP } from './operation-check.ts';
+import { SCENARIO_READ_ONLY_SKIP } from './scenario-runner.ts';
+import { fuzzCounts, headline, operationCounts, type VerdictOptions } from './verdict.ts';
 
 const MARK: Record<CoverageMark, string> = { exercised: 'x', unreachable: 'u', uncovered: '-', 'not-implemented': 'n', skipped: 's' };
 
 /**
  * Lines of the readable summary: first the headline (verdict.ts: PASS or FAIL with how many operations
  * are implemented and conformant, answer 501, fail, and how many documented statuses nothing covered),
- * then the totals, what is not implemented or skipped, the known failures, the hints and the coverage.
- * `options` are the verdict's (`requireImplemented`, `requireCoverage`, `differences`).
+ * then the counts as sums (operations, each once however many roles it was checked on; scenarios; fuzzed
+ * operations), whether writes were sent, what is not implemented, not served or skipped, the known
+ * failures, the hints and the coverage. `options` are the verdict's (`requireImplemented`,
+ * `requireCoverage`, `differences`).
  */
 export function summaryLines(result: RunResult, options: VerdictOptions = {}): string[] {
   const t = result.totals;
+  const c = operationCounts(result);
+  const f = fuzzCounts(result);
+  const checks = result.operations.length;
   const lines = [
     headline(result, options),
-    `operations: ${totals(t.operations)}`,
-    `scenarios:  ${totals(t.scenarios)}`,
-    `fuzzing:    ${result.fuzzRuns > 0 ? totals(t.fuzz) : 'off'}`,
+    `operations: ${c.operations} = ${c.conformant} conformant + ${c.failing} fail + ${c.knownFailure} known failures + ${c.notImplemented} not implemented (501) + ${c.skipped} skipped + ${c.notServed} not served by this target${checks !== c.operations ? ` (each operation counted once; ${checks} checks of an operation on a role)` : ''}`,
+    `scenarios: ${result.scenarios.length} = ${sum(t.scenarios, 'pass')}`,
+    `fuzzing: ${result.fuzzRuns > 0 ? `${f.operations} operations = ${f.pass} pass + ${f.fail} fail + ${f.notImplemented} not implemented + ${f.skipped} skipped (${result.fuzzRuns} runs each)` : 'off'}`,
   ];
+  if (result.routing) lines.push(`roles: ${result.routing}`);
+  if (result.writes) {
+    const ops = result.operations.filter((o) => o.reason?.startsWith(READ_ONLY_SKIP)).length;
+    const scenarios = result.scenarios.filter((s) => s.reason?.startsWith(SCENARIO_READ_ONLY_SKIP)).length;
+    lines.push(
+      result.writes.sent
+        ? `writes: sent (${result.writes.why})`
+        : `writes: not sent (${result.writes.why}): ${ops} operation check${ops === 1 ? '' : 's'} and ${scenarios} scenario${scenarios === 1 ? '' : 's'} that write were skipped; --allow-writes sends them, and what they create stays in the target`,
+    );
+  }
   const notImplemented = notImplementedByInterface(result);
   if (notImplemented.length > 0) {
     lines.push('not implemented (answer 501; never counted as passing):');
@@ -27,8 +44,19 @@ export function summaryLines(result: RunResult, options: VerdictOptions = {}): s
     const scenarios = result.scenarios.filter((s) => s.outcome === 'not-implemented').map((s) => s.name);
     if (scenarios.length > 0) lines.push(`  scenarios: ${scenarios.join(', ')}`);
   }
+  const unserved = result.operations.filter((o) => o.notServed);
+  if (unserved.length > 0) {
+    const byRole = Map.groupBy(unserved, (o) => o.notServed!.role);
+    lines.push(`not served by this target (${c.notServed} operation${c.notServed === 1 ? '' : 's'}; never counted as failures):`);
+    for (const [role, ops] of byRole)
+      lines.push(`  ${role} role (${ops[0]!.notServed!.why}): ${ops.map((o) => `${o.interface} ${o.operationId}`).join(', ')}`);
+    const roles = [...byRole.keys()].flatMap((r) => r.split('/'));
+    lines.push(
+      `  to check them, name each role's URL: ${roles.map((r) => `--target ${r}=<url>`).join(' ')}, or --config <file> with every role's URL`,
+    );
+  }
   const skipped = [
-    ...result.operations,
+    ...result.operations.filter((o) => !o.notServed),
     ...result.scenarios.map((s) => ({ ...s, interface: 'scenario', operationId: s.name, role: '' })),
   ].filter((o) => o.outcome === 'skipped');
   if (skipped.length > 0) {
@@ -117,8 +145,8 @@ export function notImplementedByInterface(result: RunResult): [string, string[]]
   return [...byInterface].map(([name, ops]) => [name, [...ops]]);
 }
 
-const totals = (t: Totals) =>
-  `${t.pass} pass, ${t.fail} fail, ${t.knownFailure > 0 ? `${t.knownFailure} known failures, ` : ''}${t.notImplemented} not implemented, ${t.skipped} skipped`;
+/** `pass + fail + not implemented + skipped` of scenario totals (scenarios are never known failures nor not served). */
+const sum = (t: Totals, pass: string) => `${t.pass} ${pass} + ${t.fail} fail + ${t.notImplemented} not implemented + ${t.skipped} skipped`;
 const count = (result: RunResult, mark: CoverageMark) =>
   result.coverage.reduce((n, r) => n + Object.values(r.statuses).filter((m) => m === mark).length, 0);
 

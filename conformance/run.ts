@@ -1,15 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
 import type { Observation } from './answer-check.ts';
-import { createAuthenticator, credentialNames, credentialsFrom, type Credential } from './auth.ts';
+import {
+  createAuthenticator,
+  credentialNames,
+  credentialsFrom,
+  credentialVariables,
+  type Credential,
+  type CredentialVariables,
+} from './auth.ts';
 import { buildCoverage } from './coverage.ts';
 import { loadAuthData, loadOperationData, loadUnreachable, loadVariables, type Unreachable } from './data-files.ts';
 import { destructiveReason, operationHeaders, urlOf, type EngineContext } from './engine-context.ts';
 import { fuzzOperation } from './fuzz.ts';
 import { applyHints, type HintContext } from './hints.ts';
 import { createHttpClient, type HttpTransport } from './http.ts';
-import { applyKnownFailures, type KnownFailure } from './known-failures.ts';
-import { countOutcomes, type FuzzResult, type OperationResult, type RunResult, type ScenarioResult } from './model.ts';
+import { applyKnownFailures, checkedOnly, knownNoAnswer, type KnownFailure } from './known-failures.ts';
+import { countOutcomes, type FuzzResult, type OperationResult, type RunResult, type ScenarioResult, type WritesPolicy } from './model.ts';
+import { markNotServed, notServed } from './not-served.ts';
 import { checkOperation } from './operation-check.ts';
 import { loadScenarios, SCENARIOS_DIR, type LoadedScenario } from './scenario-file.ts';
 import { runScenario } from './scenario-runner.ts';
@@ -45,13 +53,39 @@ export type ConformanceOptions = {
   timeoutMs?: number;
   /** How requests are sent (default: undici; `createFetchClient` for targets that intercept fetch, e.g. MSW). */
   transport?: HttpTransport;
-  /** Ways the target is known to break its spec (see known-failures.ts): reported with why, not failed. */
+  /**
+   * Ways the target is known to break its spec (see known-failures.ts): reported with why, not failed.
+   * Entries about operations this run did not check are left out (checkedOnly). A probe an entry of check
+   * `transport` names (the target never answers it) waits `noAnswerWaitMs`, not `timeoutMs`.
+   */
   knownFailures?: readonly KnownFailure[];
+  /** The wait for an answer the known failures say never comes (default 1000 ms, at most `timeoutMs`). */
+  noAnswerWaitMs?: number;
+  /**
+   * Whether requests that write to the target are sent (default: they are). `{sent: false}` is a read-only
+   * run: every operation that writes (engine-context.ts writesReason) and every scenario that calls one is
+   * skipped. `why` is printed in the summary.
+   */
+  writes?: WritesPolicy;
+  /**
+   * The target says which roles it serves (its role map, a config file): an operation of a role with no
+   * URL is then "not served by this target" (this text says where the list came from), not skipped.
+   */
+  servedRolesFrom?: string;
+  /** Where the role URLs came from, in words: printed in the reports. */
+  routing?: string;
+  /** Shell variables that hold each credential (reproduce lines), over those found in `env`. */
+  credentialVariables?: CredentialVariables;
+  /** The target is a Prism mock (its role map says so, or `--target prism`): the hints name Prism's gaps. */
+  prismMock?: boolean;
   /** Called as each check ends (progress on stderr in the CLI). */
   onProgress?: (line: string) => void;
 };
 
 export const DEFAULT_FUZZ_RUNS = 25;
+
+/** How long a probe the known failures say is never answered waits (see ConformanceOptions.noAnswerWaitMs). */
+export const NO_ANSWER_WAIT_MS = 1000;
 
 /** Operations checked at a time in stateless mode (one at a time otherwise: checks may change state). */
 const STATELESS_CONCURRENCY = 8;
@@ -73,7 +107,12 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   const specs = loadSpecSet();
   const chosen = specs.specs.filter((s) => !options.interfaces || options.interfaces.includes(s.name));
   const authData = loadAuthData();
-  const credentials = credentialsFrom(authData, options.env ?? process.env, options.credentials);
+  const env = options.env ?? process.env;
+  const credentials = credentialsFrom(authData, env, options.credentials);
+  const readOnly = options.writes?.sent === false;
+  const known = options.knownFailures ?? [];
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const noAnswerWait = Math.min(options.noAnswerWaitMs ?? NO_ANSWER_WAIT_MS, timeoutMs);
   const overrides = { ...options.variables };
   const credentialScope = Object.fromEntries(
     Object.entries(credentials)
@@ -87,7 +126,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     ...overrides,
     credentials: credentialScope,
   };
-  const http = (options.transport ?? createHttpClient)({ timeoutMs: options.timeoutMs ?? 10_000 });
+  const http = (options.transport ?? createHttpClient)({ timeoutMs });
   const observations: Observation[] = [];
   const progress = options.onProgress ?? (() => {});
 
@@ -99,12 +138,15 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     targets: options.targets,
     safe,
     stateless,
+    readOnly,
+    noAnswerDeadline: (operation, probe) => (knownNoAnswer(known, operation, probe) ? noAnswerWait : undefined),
     operationData: loadOperationData(),
     observe: (o) => observations.push(o),
     auth: createAuthenticator({
       specs,
       data: authData,
       credentials,
+      variables: { ...credentialVariables(authData, env), ...options.credentialVariables },
       scope,
       urlOf: (target) => urlOf({ targets: options.targets }, target)?.url,
       send: (request) => http.send(request),
@@ -118,16 +160,21 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       for (const op of spec.operations) {
         const where = targetsOf(options.targets, spec.name, op.roles);
         if (where.length === 0) {
-          checks.push(async () => ({
-            interface: spec.name,
-            operationId: op.operationId,
-            method: op.method.toUpperCase(),
-            path: op.path,
-            role: op.roles.join('/'),
-            outcome: 'skipped',
-            reason: `no target for role ${op.roles.join('/')}`,
-            probes: [],
-          }));
+          checks.push(async () => {
+            const result: OperationResult = {
+              interface: spec.name,
+              operationId: op.operationId,
+              method: op.method.toUpperCase(),
+              path: op.path,
+              role: op.roles.join('/'),
+              outcome: 'skipped',
+              reason: `no target for role ${op.roles.join('/')}`,
+              probes: [],
+            };
+            if (options.servedRolesFrom)
+              notServed(result, op.roles.join('/'), `${options.servedRolesFrom} names no ${op.roles.join(' or ')} role`);
+            return result;
+          });
           continue;
         }
         for (const w of where) {
@@ -140,7 +187,10 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       }
     }
     const operations = await inOrder(checks, stateless ? STATELESS_CONCURRENCY : 1);
-    const unmetKnownFailures = applyKnownFailures(operations, options.knownFailures ?? []);
+    // One URL for every role: the roles that are not there answered 404 to everything (not-served.ts).
+    const named = new Set(Object.keys(options.targets).filter((k) => k !== '*'));
+    markNotServed(operations, { defaultUrl: options.targets['*'], namedRoles: named });
+    const unmetKnownFailures = applyKnownFailures(operations, checkedOnly(known, operations));
 
     const scenarios: ScenarioResult[] = [];
     const wanted = options.scenarios ?? (stateless ? [] : undefined);
@@ -171,10 +221,17 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       }
     }
 
-    applyHints(operations, scenarios, hintContext(ctx, authData, configured));
+    applyHints(operations, scenarios, { ...hintContext(ctx, authData, configured), ...(options.prismMock ? { prismMock: true } : {}) });
 
-    const coverage = buildCoverage(specs, chosen, operations, observations, options.unreachable ?? loadUnreachable());
-    const probeViolations = operations.flatMap((o) => o.probes).flatMap((p) => p.violations);
+    // What operations the target does not serve answered (404s) covers nothing and breaks nothing.
+    const unserved = new Set(
+      [...Map.groupBy(operations, (o) => `${o.interface} ${o.operationId}`)]
+        .filter(([, results]) => results.every((o) => o.notServed))
+        .map(([key]) => key),
+    );
+    const seen = observations.filter((o) => !unserved.has(`${o.interface} ${o.operationId}`));
+    const coverage = buildCoverage(specs, chosen, operations, seen, options.unreachable ?? loadUnreachable());
+    const probeViolations = operations.filter((o) => !o.notServed).flatMap((o) => o.probes.flatMap((p) => p.violations));
     const totals = {
       operations: countOutcomes(operations),
       scenarios: countOutcomes(scenarios),
@@ -204,6 +261,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       coverage,
       totals,
       unmetKnownFailures,
+      ...(options.writes ? { writes: options.writes } : {}),
+      ...(options.routing ? { routing: options.routing } : {}),
     };
   } finally {
     await http.close();
@@ -238,6 +297,13 @@ function hintContext(ctx: EngineContext, authData: ReturnType<typeof loadAuthDat
     interfaceOf: (operationId) => ctx.specs.find(operationId)?.spec.name,
     credentials: authData.credentials,
     configured,
+    loginNotes: ctx.auth.loginNotes(),
+    schemesOf: (operationId) => {
+      const target = ctx.specs.find(operationId);
+      const document = target?.spec.document as { security?: unknown } | undefined;
+      const requirements = (target?.op.operation.security ?? document?.security ?? []) as Record<string, unknown>[];
+      return [...new Set(requirements.flatMap((r) => Object.keys(r)))];
+    },
   };
 }
 

@@ -1,12 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { getAtPointer } from '../src/lib/contract/json-pointer.ts';
 import { checkAnswer, serverErrorViolation } from './answer-check.ts';
-import { destructiveReason, operationHeaders, throughGateway, urlOf, type EngineContext } from './engine-context.ts';
+import { destructiveReason, operationHeaders, throughGateway, urlOf, writesReason, type EngineContext } from './engine-context.ts';
 import { checkExpectations, type ExampleLookup } from './expectations.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { interpolate, SetupError, type Scope } from './interpolate.ts';
 import type { ScenarioResult, StepResult, Violation } from './model.ts';
 import { bodyExamples, bodyMedia, exampleParts, findExample, renderRequest, type RequestParts } from './request-parts.ts';
+import { curlCommand } from './reproduce.ts';
 import type { LoadedScenario, Step, StepRequest } from './scenario-file.ts';
 import type { SpecOperation } from './spec-set.ts';
 import { withoutCredentials } from './targets.ts';
@@ -70,6 +71,9 @@ export async function runScenario(ctx: EngineContext, scenario: LoadedScenario, 
   return result;
 }
 
+/** The start of the reason of a scenario a read-only run skips (the summary counts them by it). */
+export const SCENARIO_READ_ONLY_SKIP = 'not run: it writes to the target: ';
+
 function whySkip(ctx: EngineContext, scenario: LoadedScenario, options: ScenarioOptions): string | undefined {
   const outside = scenario.requires.interfaces.filter((i) => !options.interfaces.has(i));
   if (outside.length > 0) return `needs interface ${outside.join(', ')} (not selected)`;
@@ -85,6 +89,8 @@ function whySkip(ctx: EngineContext, scenario: LoadedScenario, options: Scenario
     if (ctx.safe && (scenario.requires.destructive || destructive)) {
       return `safe mode: ${scenario.requires.destructive ? 'the scenario is destructive' : `step '${step.name}' calls ${target.op.operationId} (${destructive})`}`;
     }
+    const writes = writesReason(ctx, target);
+    if (ctx.readOnly && writes) return `${SCENARIO_READ_ONLY_SKIP}step '${step.name}' calls ${target.op.operationId} (${writes})`;
   }
   if (ctx.safe && scenario.requires.destructive) return 'safe mode: the scenario is destructive';
   return undefined;
@@ -144,6 +150,7 @@ async function runRequestStep(
         violations: [
           violation(target, 'transport', '', withoutCredentials(`${which}no answer from ${where.url}: ${(error as Error).message}`)),
         ],
+        reproduce: curlCommand(rendered, ctx.auth.secrets()),
       };
     }
     result.status = last.status;
@@ -164,7 +171,7 @@ async function runRequestStep(
       if (notYet.length === 0) misses.unshift({ pointer: '', message: `still not done after ${count} requests ${poll.every} ms apart` });
     }
     for (const m of misses) violations.push(violation(target, 'expectation', m.pointer, `${which}${m.message}`));
-    if (violations.length > 0) return { ...result, outcome: 'fail', violations };
+    if (violations.length > 0) return { ...result, outcome: 'fail', violations, reproduce: curlCommand(rendered, ctx.auth.secrets()) };
     if (poll) break;
   }
   for (const [name, from] of Object.entries(step.capture ?? {})) scope[name] = capture(last!, from, name);
@@ -207,7 +214,7 @@ async function runConcurrently(
   // No single status stands for the step: which copies win a race differs from run to run (and
   // between two targets compared with --compare), so none is recorded.
   const chosen = answers.at(-1);
-  if (violations.length > 0) return { ...result, outcome: 'fail', violations };
+  if (violations.length > 0) return { ...result, outcome: 'fail', violations, reproduce: curlCommand(rendered, ctx.auth.secrets()) };
   for (const [name, from] of Object.entries(step.capture ?? {})) scope[name] = capture(chosen!, from, name);
   return result;
 }

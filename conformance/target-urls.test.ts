@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { findFreePorts } from '../src/lib/free-ports.ts';
 import { startTestSystem } from '../src/app/test-system.ts';
+import { ROLE_NAMES } from '../src/lib/roles.ts';
 import { EXIT_STATUS, main } from './cli.ts';
 import { createFetchClient } from './http.ts';
 import { toJsonSummary } from './report-json.ts';
@@ -88,11 +89,16 @@ t.test('a target with a user and password: no report prints them (TAP, summary, 
     '--report',
     junit,
   ]);
-  t.match(stdout, `# targets: ${plain}\n`, 'the TAP header names the URL');
-  t.match(stdout, `differential: A = ${plain}, B = rate-limit=${plain}:`, 'so does the differential report');
+  // The URL's role map names every role: each gets the user and password too, and none is printed.
+  const roles = Object.fromEntries(ROLE_NAMES.map((role) => [role, system.url(role)]));
+  const shown = Object.entries(roles)
+    .map(([role, url]) => `${role}=${url}`)
+    .join(' ');
+  t.match(stdout, `# targets: ${shown}\n`, 'the TAP header names the URLs');
+  t.match(stdout, `differential: A = ${shown}, B = rate-limit=${plain}:`, 'so does the differential report');
   t.match(stdout, /# compare target: (PASS|FAIL): /, 'the compare headline');
   const report = readFileSync(json, 'utf8');
-  t.same(JSON.parse(report).targets, { '*': plain });
+  t.same(JSON.parse(report).targets, roles);
   t.same(JSON.parse(report).differential.targets, { 'rate-limit': plain });
   for (const [name, text] of Object.entries({ stdout, stderr, json: report, junit: readFileSync(junit, 'utf8') }))
     t.notMatch(text, SECRET, `${name}: no password`);
@@ -139,8 +145,12 @@ t.test('a target URL that does not parse is a usage error naming --target or --c
 
   const target = await run(['--target', 'http://[::1:1']);
   t.equal(target.code, EXIT_STATUS.usage);
-  t.equal(target.stderr, 'conformance: --target http://[::1:1: not a valid URL\n');
+  t.equal(target.stderr, "portolan conformance: --target http://[::1:1: not a valid URL\nRun 'portolan conformance --help' for usage.\n");
   const compare = await run(['--target', `http://127.0.0.1:${await deadPort()}`, '--compare', 'device=http://[::1:1']);
   t.equal(compare.code, EXIT_STATUS.usage);
-  t.equal(compare.stderr, 'conformance: --compare device=http://[::1:1: not a valid URL\n', 'before anything is probed');
+  t.equal(
+    compare.stderr,
+    "portolan conformance: --compare device=http://[::1:1: not a valid URL\nRun 'portolan conformance --help' for usage.\n",
+    'before anything is probed',
+  );
 });

@@ -24,8 +24,9 @@ export type VerdictOptions = {
 /**
  * Operations of the run's specs, each counted once however many roles it was checked on: `conformant`
  * (exercised and every answer conformed), `notImplemented` (answered 501 and failed nowhere), `failing`,
- * `knownFailure` (fails only as the known-failures list says), `skipped` (no target, no credentials,
- * safe mode), and the documented statuses nothing covered.
+ * `knownFailure` (fails only as the known-failures list says), `skipped` (no credentials, safe mode, a
+ * read-only run), `notServed` (the target does not serve its role), and the documented statuses nothing
+ * covered. `conformant + notImplemented + failing + knownFailure + skipped + notServed = operations`.
  */
 export type OperationCounts = {
   operations: number;
@@ -34,17 +35,43 @@ export type OperationCounts = {
   failing: number;
   knownFailure: number;
   skipped: number;
+  notServed: number;
   uncoveredStatuses: number;
 };
 
-/** One operation's class across its roles: a failure anywhere wins, then a known failure, then a 501, then a pass. */
-function classOf(results: readonly OperationResult[]): keyof Omit<OperationCounts, 'operations' | 'uncoveredStatuses'> {
+type OperationClass = keyof Omit<OperationCounts, 'operations' | 'uncoveredStatuses'>;
+
+/**
+ * One operation's class across its roles: a failure anywhere wins, then a known failure, then a 501, then
+ * a pass; not served when no role serves it.
+ */
+function classOf(results: readonly { outcome: OperationResult['outcome']; notServed?: unknown }[]): OperationClass {
   const has = (outcome: OperationResult['outcome']) => results.some((r) => r.outcome === outcome);
   if (has('fail')) return 'failing';
   if (has('known-failure')) return 'knownFailure';
   if (has('not-implemented')) return 'notImplemented';
   if (has('pass')) return 'conformant';
+  if (results.every((r) => r.notServed)) return 'notServed';
   return 'skipped';
+}
+
+/**
+ * The fuzzed operations, each counted once however many roles it was fuzzed on (a failure anywhere wins):
+ * `pass + fail + notImplemented + skipped = operations`.
+ *
+ * @example fuzzCounts(result) // { operations: 44, pass: 44, fail: 0, notImplemented: 0, skipped: 0 }
+ */
+export function fuzzCounts(result: Pick<RunResult, 'fuzz'>) {
+  const counts = { operations: 0, pass: 0, fail: 0, notImplemented: 0, skipped: 0 };
+  for (const results of Map.groupBy(result.fuzz, (f) => `${f.interface} ${f.operationId}`).values()) {
+    counts.operations++;
+    const c = classOf(results);
+    if (c === 'failing') counts.fail++;
+    else if (c === 'notImplemented') counts.notImplemented++;
+    else if (c === 'conformant') counts.pass++;
+    else counts.skipped++;
+  }
+  return counts;
 }
 
 export function operationCounts(result: RunResult): OperationCounts {
@@ -55,6 +82,7 @@ export function operationCounts(result: RunResult): OperationCounts {
     failing: 0,
     knownFailure: 0,
     skipped: 0,
+    notServed: 0,
     uncoveredStatuses: uncovered(result.coverage).length,
   };
   for (const results of Map.groupBy(result.operations, (o) => `${o.interface} ${o.operationId}`).values()) {
@@ -73,8 +101,13 @@ export function operationCounts(result: RunResult): OperationCounts {
 export function verdict(result: RunResult, options: VerdictOptions = {}): Verdict {
   const reasons: string[] = [];
   const t = result.totals;
-  const failed = t.operations.fail + t.scenarios.fail + t.fuzz.fail;
-  if (failed > 0) reasons.push(`${failed} failed check${failed === 1 ? '' : 's'} (${t.violations} violations)`);
+  // In the summary's units: operations (each once, however many roles), scenarios, fuzzed operations.
+  const failed = [
+    plural(operationCounts(result).failing, 'operation'),
+    plural(t.scenarios.fail, 'scenario'),
+    plural(fuzzCounts(result).fail, 'fuzzed operation'),
+  ].filter((p) => p !== undefined);
+  if (failed.length > 0) reasons.push(`${listed(failed)} failed (${t.violations} violation${t.violations === 1 ? '' : 's'})`);
   const unmet = result.unmetKnownFailures.length;
   if (unmet > 0) reasons.push(`${unmet} known failure${unmet === 1 ? '' : 's'} did not happen (update the known-failures list)`);
   const conflicts = (options.differences ?? []).filter((d) => d.conflict).length;
@@ -104,7 +137,11 @@ export function headline(result: RunResult, options: VerdictOptions = {}): strin
     ...(c.knownFailure > 0 ? [`${c.knownFailure} fail as listed known failures`] : []),
     `${c.notImplemented} answer${c.notImplemented === 1 ? 's' : ''} 501 (not implemented)`,
     ...(c.skipped > 0 ? [`${c.skipped} skipped`] : []),
+    ...(c.notServed > 0 ? [`${c.notServed} not served by this target`] : []),
     `${c.uncoveredStatuses} documented status${c.uncoveredStatuses === 1 ? '' : 'es'} not covered`,
   ];
   return `${v.ok ? 'PASS' : 'FAIL'}: ${parts.join('; ')}${v.ok ? '' : ` (${v.reasons.join('; ')})`}`;
 }
+
+const plural = (n: number, what: string) => (n > 0 ? `${n} ${what}${n === 1 ? '' : 's'}` : undefined);
+const listed = (parts: readonly string[]) => (parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0]!);

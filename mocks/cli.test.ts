@@ -5,33 +5,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { findFreePorts } from '../src/lib/free-ports.ts';
-import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
+import { ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
 import type { TapTest } from '../src/lib/tap-test.ts';
 import { listenFailureLine, runMockCommand } from './cli.ts';
-import { portSettingOf, resolveMockPorts } from './mock-ports.ts';
-import { MOCK_PORT_SHIFT } from './prism-plan.ts';
+import { freeMockPortOffset, mockBasePort, mockPortOffset, resolveMockPorts } from './mock-ports.ts';
 import { MockListenError } from './prism-mocks.ts';
 
 const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
-// Every port a test listens on is one the OS has just handed out (findFreePorts or port 0), never one of
-// the 9xxx mock ports or a port some other program may use: an offset is derived from a reserved port, and
-// the roles not under test get PORTOLAN_<ROLE>_PORT=0.
-const mockPortOf = (role: RoleName) => ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT;
-/** The settings that put every role except `except` on a free port of the OS's choosing. */
-const othersOnFreePorts = (...except: RoleName[]) =>
-  Object.fromEntries(ROLE_NAMES.filter((role) => !except.includes(role)).map((role) => [portSettingOf(role), '0']));
-/** A --port-offset that puts `role` on a port reserved just now, and that port. */
-async function offsetOnto(role: RoleName): Promise<{ offset: number; port: number }> {
-  const [port] = await findFreePorts(1);
-  return { offset: port! - mockPortOf(role), port: port! };
-}
-/** Every role on its own port reserved just now, as settings, and those ports. */
-async function everyRoleOnFreePorts(): Promise<{ env: Record<string, string>; ports: Record<RoleName, number> }> {
-  const reserved = await findFreePorts(ROLE_NAMES.length);
-  const ports = Object.fromEntries(ROLE_NAMES.map((role, i) => [role, reserved[i]!])) as Record<RoleName, number>;
-  return { env: Object.fromEntries(ROLE_NAMES.map((role) => [portSettingOf(role), String(ports[role])])), ports };
-}
+// Every port a test listens on is one the OS has just handed out, never one of the 9xxx mock ports or a
+// port some other program may use: the mocks move together, so a test moves them by an offset at which
+// every port it needs was free a moment ago (freeMockPortOffset), or onto a port it holds itself.
 /** Anything a person would read as a failure. */
 const ERRORISH = /error|fail|warn|violation|exception|cannot/i;
 
@@ -62,10 +45,10 @@ function runInProcess(t: TapTest, argv: string[], env: Record<string, string | u
 /** The URL the table prints for a role. */
 const urlOf = (lines: string[], role: string) => lines.find((line) => line.startsWith(`${role} `))?.split(/\s+/)[1];
 
-/** Another program's listener on a free loopback port; closed by `release()` (tests that count listeners) or at teardown. */
-async function occupy(t: TapTest): Promise<{ port: number; release(): Promise<void> }> {
+/** Another program's listener on `port` (default: a free one); closed by `release()` (tests that count listeners) or at teardown. */
+async function occupy(t: TapTest, port = 0): Promise<{ port: number; release(): Promise<void> }> {
   const server: Server = createServer((_req, res) => res.end('not a mock'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const release = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
   t.teardown(release);
   return { port: (server.address() as AddressInfo).port, release };
@@ -87,150 +70,168 @@ async function listenersSettled(expected?: number): Promise<number> {
   return listeners();
 }
 
-t.test('--help lists the interfaces, the role ports and the port settings', async (t) => {
+t.test('--help is the command line layout on stdout: the interfaces, the mock ports, the offset and its setting', async (t) => {
   const run = runInProcess(t, ['--help']);
   t.equal(await run.exited, 0);
   const text = run.out.join('\n');
-  t.match(text, /gateway 9080, mapping 9081, device 9100, central 9200, diagnostics 9300, login 9301/);
-  t.match(text, /PORTOLAN_GATEWAY_PORT, PORTOLAN_MAPPING_PORT, .*PORTOLAN_LOGIN_PORT/);
-  t.match(text, /--port-offset -1500/);
+  t.match(text, /^Usage: portolan mock \[options\] \[interface\.\.\.\]/);
+  t.match(text.replaceAll('\n', ' '), /gateway 9080, mapping 9081, device 9100, central 9200, diagnostics 9300, login 9301/);
+  t.match(text, /--port-offset <n>/);
+  t.match(text, /PORTOLAN_MOCK_PORT_OFFSET {2}the same as --port-offset \(the flag wins\)/);
+  t.match(text, /read none of the port\s+settings of `portolan start` \(PORTOLAN_PORT_OFFSET, PORTOLAN_<ROLE>_PORT\)/);
+  t.same(run.err, []);
 });
 
-t.test('an unknown interface is refused in one line with the known ones', async (t) => {
-  const run = runInProcess(t, ['maping']);
-  t.equal(await run.exited, 2);
-  t.same(run.err, [
-    'Unknown interface maping; known: mapping, topology, snapshots, client-registration, rate-limit, device-config, health, access-session. (--help lists the options)',
-  ]);
+t.test('usage errors are one line and a pointer to --help, exit 2, never the whole help', async (t) => {
+  const cases: [string[], Record<string, string>, string][] = [
+    [
+      ['maping'],
+      {},
+      'portolan mock: unknown interface maping; known: mapping, topology, snapshots, client-registration, rate-limit, device-config, health, access-session.',
+    ],
+    [['--prot-offset', '1'], {}, "portolan mock: unknown option '--prot-offset' (Did you mean --port-offset?)"],
+    [
+      ['--log-level', 'loud'],
+      {},
+      "portolan mock: option '--log-level <level>' argument 'loud' is invalid. Allowed choices are error, warn.",
+    ],
+    [['--port-offset', 'ten'], {}, "portolan mock: --port-offset must be a whole number (e.g. 100 or -1500), got 'ten'"],
+    [
+      [],
+      { PORTOLAN_MOCK_PORT_OFFSET: '1e3' },
+      "portolan mock: PORTOLAN_MOCK_PORT_OFFSET must be a whole number (e.g. 100 or -1500), got '1e3'",
+    ],
+    [
+      ['--port-offset', '60000'],
+      {},
+      "portolan mock: --port-offset 60000 puts the gateway mock on port 9080 + 60000 = 69080, outside 1..65535: choose an offset that keeps every mock's port in range",
+    ],
+    [
+      ['device-config'],
+      { PORTOLAN_MOCK_PORT_OFFSET: '-9100' },
+      "portolan mock: PORTOLAN_MOCK_PORT_OFFSET -9100 puts the device mock on port 9100 - 9100 = 0, outside 1..65535: choose an offset that keeps every mock's port in range",
+    ],
+  ];
+  for (const [argv, env, line] of cases) {
+    const run = runInProcess(t, argv, env);
+    t.equal(await run.exited, 2, argv.join(' '));
+    t.same(run.err, [line, "Run 'portolan mock --help' for usage."], argv.join(' ') || JSON.stringify(env));
+    t.same(run.out, []);
+  }
 });
 
-t.test('a port offset that leaves the port range names the first role out of range and the flag', async (t) => {
-  const run = runInProcess(t, ['--port-offset', '60000']);
-  t.equal(await run.exited, 2);
-  t.same(run.err, [
-    "The gateway mock's port 9080 + 60000 = 69080 is outside 1..65535: change --port-offset, or set PORTOLAN_GATEWAY_PORT.",
-  ]);
-  const low = runInProcess(t, ['device-config', '--port-offset', '-9100']);
-  t.equal(await low.exited, 2);
-  t.same(low.err, ["The device mock's port 9100 - 9100 = 0 is outside 1..65535: change --port-offset, or set PORTOLAN_DEVICE_PORT."]);
-});
-
-t.test('a port setting that is not a port is refused in one line naming it', async (t) => {
-  const run = runInProcess(t, ['mapping'], { PORTOLAN_MAPPING_PORT: '80a' });
-  t.equal(await run.exited, 2);
-  t.same(run.err, ["PORTOLAN_MAPPING_PORT must be a port number from 0 to 65535 (0 picks a free port), got '80a'."]);
-});
-
-t.test('a negative port offset moves every role down (worked out, not bound: such ports are not ours to take)', async (t) => {
-  const ports = resolveMockPorts(['gateway', 'login'], -1500, { PORTOLAN_LOGIN_PORT: '0' });
-  t.same(ports, {
+t.test('the offset: --port-offset, else PORTOLAN_MOCK_PORT_OFFSET, else 0; negative moves every role down', async (t) => {
+  t.same(mockPortOffset(undefined, {}), { ok: true, value: { value: 0, from: 'default' } });
+  t.same(mockPortOffset(undefined, { PORTOLAN_MOCK_PORT_OFFSET: ' -1500 ' }), {
     ok: true,
-    value: {
-      gateway: { port: 7580, from: 'offset', setting: 'PORTOLAN_GATEWAY_PORT' },
-      login: { port: 0, from: 'setting', setting: 'PORTOLAN_LOGIN_PORT' },
-    },
+    value: { value: -1500, from: 'PORTOLAN_MOCK_PORT_OFFSET' },
+  });
+  t.same(mockPortOffset('+20', { PORTOLAN_MOCK_PORT_OFFSET: '-1500' }), { ok: true, value: { value: 20, from: '--port-offset' } });
+  // Worked out, not bound: such ports are not ours to take.
+  t.same(resolveMockPorts(['gateway', 'login'], { value: -1500, from: '--port-offset' }), {
+    ok: true,
+    value: { gateway: 7580, login: 7801 },
   });
 });
 
-t.test('a port offset moves the roles; a port setting wins over it for its role', async (t) => {
-  const gateway = await offsetOnto('gateway');
-  const run = runInProcess(t, ['mapping', 'health', '--port-offset', String(gateway.offset)], othersOnFreePorts('gateway'));
+t.test('the settings of portolan start do not move the mocks: exporting them makes no collision', async (t) => {
+  const { port: taken } = await occupy(t);
+  const offset = await freeMockPortOffset(['gateway', 'mapping']);
+  const run = runInProcess(t, ['mapping', 'rate-limit', '--port-offset', String(offset)], {
+    PORTOLAN_MAPPING_PORT: String(taken),
+    PORTOLAN_GATEWAY_PORT: String(taken),
+    PORTOLAN_PORT_OFFSET: '7',
+  });
   await run.ready;
   t.same(run.err, []);
-  t.equal(urlOf(run.out, 'gateway'), `http://127.0.0.1:${gateway.port}`, 'the gateway moved by the offset');
-  const mapping = urlOf(run.out, 'mapping')!;
-  t.not(
-    mapping,
-    `http://127.0.0.1:${mockPortOf('mapping') + gateway.offset}`,
-    'the mapping role took its setting (0: a free port), not the offset',
-  );
-  const response = await fetch(`${mapping}/api/charts`);
+  t.equal(urlOf(run.out, 'gateway'), `http://127.0.0.1:${mockBasePort('gateway') + offset}`);
+  t.equal(urlOf(run.out, 'mapping'), `http://127.0.0.1:${mockBasePort('mapping') + offset}`, 'role port + 1000 + the offset');
+  const response = await fetch(`${urlOf(run.out, 'mapping')}/api/charts`);
   t.equal(response.status, 200);
   t.match(await response.json(), { status: 'success' });
   run.stop();
   t.equal(await run.exited, 0);
 });
 
-t.test('an explicit port setting is used as given', async (t) => {
-  const [free] = await findFreePorts(1);
-  const run = runInProcess(t, ['health'], { ...othersOnFreePorts('central'), PORTOLAN_CENTRAL_PORT: String(free) });
-  await run.ready;
-  t.equal(urlOf(run.out, 'central'), `http://127.0.0.1:${free}`);
-  const response = await fetch(`http://127.0.0.1:${free}/health`);
-  t.equal(response.status, 200);
-  await response.body?.cancel();
-  run.stop();
-  t.equal(await run.exited, 0);
+t.test('PORTOLAN_MOCK_PORT_OFFSET moves the mocks; --port-offset wins over it', async (t) => {
+  const offset = await freeMockPortOffset(['central']);
+  const fromEnv = runInProcess(t, ['health'], { PORTOLAN_MOCK_PORT_OFFSET: String(offset) });
+  await fromEnv.ready;
+  t.same(fromEnv.err, []);
+  t.equal(urlOf(fromEnv.out, 'central'), `http://127.0.0.1:${mockBasePort('central') + offset}`);
+  fromEnv.stop();
+  t.equal(await fromEnv.exited, 0);
+
+  const other = await freeMockPortOffset(['central']);
+  const flag = runInProcess(t, ['health', '--port-offset', String(other)], { PORTOLAN_MOCK_PORT_OFFSET: 'not read' });
+  await flag.ready;
+  t.same(flag.err, []);
+  t.equal(urlOf(flag.out, 'central'), `http://127.0.0.1:${mockBasePort('central') + other}`);
+  flag.stop();
+  t.equal(await flag.exited, 0);
 });
 
-t.test('a role port in use is one line naming the role, the port and the setting, exit 2; nothing stays listening', async (t) => {
-  const { port: taken } = await occupy(t);
-  const gateway = await offsetOnto('gateway');
+t.test('a mock port in use is one line naming the role, the port and what moves the mocks, exit 2; nothing stays listening', async (t) => {
+  const offset = await freeMockPortOffset(['gateway', 'mapping']);
+  const mappingPort = mockBasePort('mapping') + offset;
+  const { release } = await occupy(t, mappingPort);
   const before = await listenersSettled();
-  const run = runInProcess(t, ['health', '--port-offset', String(gateway.offset)], {
-    ...othersOnFreePorts('gateway', 'mapping'),
-    PORTOLAN_MAPPING_PORT: String(taken),
-  });
+  const run = runInProcess(t, ['mapping', 'rate-limit', '--port-offset', String(offset)]);
   t.equal(await run.exited, 2, 'a person fixes it: exit 2, as portolan start');
   t.same(run.err, [
-    `The mapping role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_MAPPING_PORT to another port (0 picks a free one).`,
+    `The mapping mock cannot listen on 127.0.0.1:${mappingPort}: the port is in use. Stop what uses it, or move every mock with --port-offset.`,
   ]);
   t.same(run.out, []);
   t.equal(await listenersSettled(before), before, 'the gateway front and the Prism servers started before are closed');
-  t.ok(await refuses(gateway.port), 'the gateway port is free again');
-});
+  t.ok(await refuses(mockBasePort('gateway') + offset), 'the gateway port is free again');
+  await release();
 
-t.test('a role port in use because of the offset also says to change the offset, exit 2', async (t) => {
   const { port: taken } = await occupy(t);
-  const run = runInProcess(t, ['mapping', '--port-offset', String(taken - mockPortOf('mapping'))], othersOnFreePorts('mapping'));
-  t.equal(await run.exited, 2);
-  t.same(run.err, [
-    `The mapping role cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or set PORTOLAN_MAPPING_PORT to another port (0 picks a free one). Or change --port-offset (it moves every role).`,
+  const viaEnv = runInProcess(t, ['health'], { PORTOLAN_MOCK_PORT_OFFSET: String(taken - mockBasePort('gateway')) });
+  t.equal(await viaEnv.exited, 2);
+  t.same(viaEnv.err, [
+    `The gateway mock cannot listen on 127.0.0.1:${taken}: the port is in use. Stop what uses it, or move every mock with PORTOLAN_MOCK_PORT_OFFSET.`,
   ]);
 });
 
 t.test("an address that is not this machine's is one line naming --host, exit 2", async (t) => {
-  const run = runInProcess(t, ['health', '--host', '192.0.2.1'], othersOnFreePorts()); // TEST-NET-1: never local
+  const offset = await freeMockPortOffset();
+  const run = runInProcess(t, ['health', '--host', '192.0.2.1', '--port-offset', String(offset)]); // TEST-NET-1: never local
   t.equal(await run.exited, 2);
   t.same(run.err, [
-    'The gateway role cannot listen on 192.0.2.1: this machine has no such address. Set --host to one of its addresses (127.0.0.1 or 0.0.0.0).',
+    'The gateway mock cannot listen on 192.0.2.1: this machine has no such address. Set --host to one of its addresses (127.0.0.1 or 0.0.0.0).',
   ]);
 });
 
-t.test(
-  "every listen failure is the line portolan start gives, with the mock's flags: a privileged port names the port, not --host",
-  async (t) => {
-    const failure = (code: string, port: number) =>
-      new MockListenError('device', '127.0.0.1', port, Object.assign(new Error(code), { code }));
-    const fromSetting = { port: 80, from: 'setting', setting: 'PORTOLAN_DEVICE_PORT' } as const;
-    const fromOffset = { port: 80, from: 'offset', setting: 'PORTOLAN_DEVICE_PORT' } as const;
-    t.equal(
-      listenFailureLine(failure('EACCES', 80), fromSetting),
-      'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023.',
-    );
-    t.equal(
-      listenFailureLine(failure('EACCES', 80), fromOffset),
-      'The device role may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Set PORTOLAN_DEVICE_PORT to a port above 1023. Or change --port-offset (it moves every role).',
-    );
-    t.equal(
-      listenFailureLine(failure('EMFILE', 80), fromSetting),
-      'The device role cannot listen on 127.0.0.1:80 (EMFILE). Check PORTOLAN_DEVICE_PORT and --host.',
-    );
-    t.notMatch(listenFailureLine(failure('EACCES', 80), fromSetting), /PORTOLAN_HOST/);
-  },
-);
+t.test('every listen failure names what moves the mocks: a privileged port names the offset, not --host', async (t) => {
+  const failure = (code: string, port: number) =>
+    new MockListenError('device', '127.0.0.1', port, Object.assign(new Error(code), { code }));
+  t.equal(
+    listenFailureLine(failure('EACCES', 80), { value: -9020, from: '--port-offset' }),
+    "The device mock may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Change --port-offset so every mock's port is above 1023.",
+  );
+  t.equal(
+    listenFailureLine(failure('EACCES', 80), { value: -9020, from: 'PORTOLAN_MOCK_PORT_OFFSET' }),
+    "The device mock may not listen on 127.0.0.1:80 (ports below 1024 need privileges). Change PORTOLAN_MOCK_PORT_OFFSET so every mock's port is above 1023.",
+  );
+  t.equal(
+    listenFailureLine(failure('EMFILE', 80), { value: 0, from: 'default' }),
+    'The device mock cannot listen on 127.0.0.1:80 (EMFILE). Check --port-offset and --host.',
+  );
+  t.notMatch(listenFailureLine(failure('EACCES', 80), { value: 0, from: 'default' }), /PORTOLAN_HOST|PORTOLAN_DEVICE_PORT/);
+});
 
 t.test('in this process: every role answers, the start prints only the table, and a stop closes every port', async (t) => {
-  const { env, ports } = await everyRoleOnFreePorts();
+  const offset = await freeMockPortOffset();
   const before = await listenersSettled();
-  const run = runInProcess(t, [], env);
+  const run = runInProcess(t, [], { PORTOLAN_MOCK_PORT_OFFSET: String(offset) });
   await run.ready;
   t.same(run.err, [], 'nothing on stderr');
   t.equal(run.out.length, ROLE_NAMES.length + 1, `one line per role and the ready line:\n${run.out.join('\n')}`);
   t.notMatch(run.out.join('\n'), ERRORISH);
   t.equal(run.out.at(-1), 'Prism mocks (named examples) are running in one process. Ctrl-C stops it.');
   for (const role of ROLE_NAMES) {
-    t.equal(urlOf(run.out, role), `http://127.0.0.1:${ports[role]}`, `${role} on its setting`);
+    t.equal(urlOf(run.out, role), `http://127.0.0.1:${mockBasePort(role) + offset}`, `${role} on role port + 1000 + the offset`);
     const response = await fetch(`${urlOf(run.out, role)}/health`);
     t.equal(response.status, 200, `${role} answers GET /health`);
     await response.body?.cancel();
@@ -242,10 +243,11 @@ t.test('in this process: every role answers, the start prints only the table, an
   t.equal(await listenersSettled(before), before, 'no listener left');
 });
 
-/** `npm run mock`'s CLI as a child on free ports, once it has printed its ready line (or ended). */
+/** `npm run mock`'s CLI as a child on free ports (moved by --port-offset), once it has printed its ready line (or ended). */
 async function startMockChild(t: TapTest) {
-  const { env, ports } = await everyRoleOnFreePorts();
-  const child = spawn(process.execPath, [CLI], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const offset = await freeMockPortOffset();
+  const ports = Object.fromEntries(ROLE_NAMES.map((role) => [role, mockBasePort(role) + offset])) as Record<RoleName, number>;
+  const child = spawn(process.execPath, [CLI, '--port-offset', String(offset)], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm run mock [-- <interface> ...] [options]` (and `portolan mock`): the Prism mocks of the specs in one
-// process, one listener per role on role port + 1000 (+ --port-offset), or on PORTOLAN_<ROLE>_PORT.
-import { parseArgs } from 'node:util';
+// process, one listener per role on role port + 1000, moved by --port-offset or PORTOLAN_MOCK_PORT_OFFSET.
+import { Option } from 'commander';
 import { INTERFACES, type InterfaceName } from '../src/lib/spec-catalog.ts';
-import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from '../src/lib/roles.ts';
+import { ROLE_NAMES } from '../src/lib/roles.ts';
 import { listenFailure } from '../src/app/port-check.ts';
-import { portSettingOf, resolveMockPorts, type MockPort } from './mock-ports.ts';
-import { MOCK_PORT_SHIFT, parseInterfaceNames, planMocks } from './prism-plan.ts';
+import { portolanCommand, runCommandLine, usageError } from '../src/cli/usage.ts';
+import { mockBasePort, mockPortOffset, MOCK_PORT_OFFSET_ENV, resolveMockPorts, type MockOffset } from './mock-ports.ts';
+import { parseInterfaceNames, planMocks } from './prism-plan.ts';
 import { MockListenError, startPrismMocks, type PrismMocks } from './prism-mocks.ts';
 
 /** Where the command writes (whole lines, each ending in a newline) and what it reads; `signal` stops it like SIGTERM. */
@@ -17,124 +18,68 @@ export type MockCommandIo = {
   signal?: AbortSignal;
 };
 
-const USAGE = `Usage: npm run mock [-- <interface> ...] [options]   (portolan mock [<interface> ...] [options])
+const DESCRIPTION = `Starts Prism mocks of the chosen specs (all eight by default), all in one process, with one listener per role on the role's port + 1000 (${ROLE_NAMES.map((role) => `${role} ${mockBasePort(role)}`).join(', ')}), answering from the specs' named examples. Prism's own headers work: Prefer: code=404, Prefer: example=<name>, Prefer: dynamic=true.`;
 
-Starts Prism mocks of the chosen specs (all eight by default), all in one process, with one listener per
-role on the role's port + ${MOCK_PORT_SHIFT} (${ROLE_NAMES.map((role) => `${role} ${ROLE_DEFINITIONS[role].defaultPort + MOCK_PORT_SHIFT}`).join(', ')}),
-answering from the specs' named examples. Prism's own headers work: Prefer: code=404, Prefer: example=<name>,
-Prefer: dynamic=true.
-
+const AFTER_HELP = `
 Interfaces: ${INTERFACES.map((i) => i.name).join(', ')}
 
-Options:
-  --dynamic            Generate answers from the schemas instead of serving the named examples.
-  --seed <text>        With --dynamic: the same seed gives the same answer to the same request.
-  --port-offset <n>    Add n to every role's port (default 0; negative allowed, e.g. --port-offset -1500).
-  --host <address>     Address the role listeners bind (default 127.0.0.1).
-  --log-level <level>  Prism's log level: error (default: failed requests, spec violations) or warn.
-  -h, --help           Show this help.
+Settings:
+  ${MOCK_PORT_OFFSET_ENV}  the same as --port-offset (the flag wins). The mocks read none of the port
+  settings of \`portolan start\` (PORTOLAN_PORT_OFFSET, PORTOLAN_<ROLE>_PORT): both can run side by side.`;
 
-Settings: ${ROLE_NAMES.map(portSettingOf).join(', ')}
-  set one role's port (the settings of \`portolan start\`; 0 picks a free port); a setting wins over --port-offset.
-`;
-
-type MockArgs = {
-  interfaces: InterfaceName[];
-  offset: number;
-  dynamic: boolean;
-  seed?: string;
-  host: string;
-  logLevel: 'error' | 'warn';
-  help: boolean;
-};
-
-/** `--port-offset -1500` as one token, so the negative number is not read as an option. */
-function joinNegativeValues(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--port-offset' && /^-\d+$/.test(argv[i + 1] ?? '')) out.push(`--port-offset=${argv[++i]}`);
-    else out.push(argv[i]!);
-  }
-  return out;
-}
-
-/** The command line, or the one line that says what is wrong with it. */
-function parseMockArgs(argv: readonly string[]): { ok: true; value: MockArgs } | { ok: false; error: string } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: joinNegativeValues(argv),
-      allowPositionals: true,
-      options: {
-        dynamic: { type: 'boolean' },
-        seed: { type: 'string' },
-        'port-offset': { type: 'string' },
-        host: { type: 'string' },
-        'log-level': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return { ok: false, error: (error as Error).message.split('\n')[0]! };
-  }
-  const { values, positionals } = parsed;
-  const base = {
-    offset: 0,
-    dynamic: values.dynamic ?? false,
-    host: values.host ?? '127.0.0.1',
-    logLevel: 'error' as const,
-    help: values.help ?? false,
-  };
-  if (base.help) return { ok: true, value: { ...base, interfaces: [] } };
-  let interfaces: InterfaceName[];
-  try {
-    interfaces = parseInterfaceNames(positionals);
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
-  }
-  const offsetText = values['port-offset'] ?? '0';
-  if (!/^[+-]?\d{1,6}$/.test(offsetText))
-    return { ok: false, error: `--port-offset must be an integer (e.g. 100 or -1500), got '${offsetText.slice(0, 20)}'.` };
-  const logLevel = values['log-level'] ?? 'error';
-  if (logLevel !== 'error' && logLevel !== 'warn')
-    return { ok: false, error: `--log-level must be error or warn, got '${logLevel.slice(0, 20)}'.` };
-  return {
-    ok: true,
-    value: { ...base, interfaces, offset: Number(offsetText), logLevel, ...(values.seed !== undefined ? { seed: values.seed } : {}) },
-  };
-}
+type MockOptions = { dynamic?: boolean; seed?: string; portOffset?: string; host: string; logLevel: 'error' | 'warn' };
 
 /**
  * Runs the mock command: starts the mocks, prints one line per role (role, URL, specs) and waits for
- * SIGINT, SIGTERM or `io.signal`, then stops them. Resolves with 0 once stopped; 2 for what a person fixes
- * (a wrong command line or setting, a port out of range or in use, an address not this machine's), as
- * `portolan start` does; 1 for an unexpected failure. Each failure is one line on `io.stderr`.
+ * SIGINT, SIGTERM or `io.signal`, then stops them. Resolves with 0 once stopped (and after --help); 2 for
+ * what a person fixes (a wrong command line or setting, a port out of range or in use, an address not this
+ * machine's), as `portolan start` does; 1 for an unexpected failure. Each failure is one line on
+ * `io.stderr` (a usage error adds the line pointing at --help).
  *
  * @example
  * process.exitCode = await runMockCommand(['mapping'], { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), env: process.env });
  */
 export async function runMockCommand(argv: string[], io: MockCommandIo): Promise<number> {
-  const args = parseMockArgs(argv);
-  if (!args.ok) {
-    io.stderr(`${args.error} (--help lists the options)\n`);
-    return 2;
+  let code = 0;
+  const program = portolanCommand('mock', io)
+    .description(DESCRIPTION)
+    .argument('[interface...]', 'the specs to mock (default: all eight)')
+    .option('--dynamic', 'generate answers from the schemas instead of serving the named examples')
+    .option('--seed <text>', 'with --dynamic: the same seed gives the same answer to the same request')
+    .option('--port-offset <n>', `add n to every mock's port (default 0, or ${MOCK_PORT_OFFSET_ENV}; negative allowed, e.g. -1500)`)
+    .option('--host <address>', 'address the role listeners bind', '127.0.0.1')
+    .addOption(
+      new Option('--log-level <level>', "Prism's log level: error (failed requests, spec violations) or warn")
+        .choices(['error', 'warn'])
+        .default('error'),
+    )
+    .addHelpText('after', AFTER_HELP)
+    .action(async (names: string[], options: MockOptions) => {
+      code = await serve(names, options, io);
+    });
+  return runCommandLine(program, argv, () => code);
+}
+
+/** Starts the mocks of `names` and serves until asked to stop; the exit code. */
+async function serve(names: string[], options: MockOptions, io: MockCommandIo): Promise<number> {
+  let interfaces: InterfaceName[];
+  try {
+    interfaces = parseInterfaceNames(names);
+  } catch (error) {
+    const message = (error as Error).message;
+    return usageError('mock', io, message.charAt(0).toLowerCase() + message.slice(1));
   }
-  if (args.value.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
-  const { interfaces, offset, dynamic, seed, host, logLevel } = args.value;
+  const offset = mockPortOffset(options.portOffset, io.env);
+  if (!offset.ok) return usageError('mock', io, offset.error);
+  const { dynamic = false, seed, host, logLevel } = options;
   const roles = planMocks(interfaces).roles.map((r) => r.role);
-  const ports = resolveMockPorts(roles, offset, io.env);
-  if (!ports.ok) {
-    io.stderr(`${ports.error}\n`);
-    return 2;
-  }
+  const ports = resolveMockPorts(roles, offset.value);
+  if (!ports.ok) return usageError('mock', io, ports.error);
   let mocks: PrismMocks;
   try {
     mocks = await startPrismMocks({
       interfaces,
-      ports: Object.fromEntries(roles.map((role) => [role, ports.value[role].port])) as Record<RoleName, number>,
+      ports: ports.value,
       logLevel,
       host,
       ...(dynamic ? { dynamic: true } : {}),
@@ -144,7 +89,7 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
     });
   } catch (error) {
     if (error instanceof MockListenError) {
-      io.stderr(`${listenFailureLine(error, ports.value[error.role])}\n`);
+      io.stderr(`${listenFailureLine(error, offset.value)}\n`);
       return 2;
     }
     io.stderr(`${(error as Error).message.split('\n')[0]}\n`);
@@ -164,12 +109,21 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
 }
 
 /**
- * The one line for a role listener that cannot bind: `portolan start`'s (listenFailure), naming the role's
- * port setting, --host for the address, and --port-offset too when the offset chose the port.
+ * The one line for a role listener that cannot bind, in the words of `portolan start`'s (listenFailure), but
+ * naming what moves the mocks: --port-offset (or PORTOLAN_MOCK_PORT_OFFSET when that set it), --host for the address.
+ *
+ * @example listenFailureLine(error, { value: 0, from: 'default' })
+ * // "The mapping mock cannot listen on 127.0.0.1:9081: the port is in use. Stop what uses it, or move every mock with --port-offset."
  */
-export function listenFailureLine(error: MockListenError, choice: MockPort): string {
-  const line = listenFailure(error.role, error.host, error.port, error.code, choice.setting, '--host').message;
-  return choice.from === 'offset' && line.includes(choice.setting) ? `${line} Or change --port-offset (it moves every role).` : line;
+export function listenFailureLine(error: MockListenError, offset: MockOffset): string {
+  const fix = offset.from === MOCK_PORT_OFFSET_ENV ? MOCK_PORT_OFFSET_ENV : '--port-offset';
+  const where = `${error.host}:${error.port}`;
+  if (error.code === 'EADDRINUSE')
+    return `The ${error.role} mock cannot listen on ${where}: the port is in use. Stop what uses it, or move every mock with ${fix}.`;
+  if (error.code === 'EACCES')
+    return `The ${error.role} mock may not listen on ${where} (ports below 1024 need privileges). Change ${fix} so every mock's port is above 1023.`;
+  const line = listenFailure(error.role, error.host, error.port, error.code, fix, '--host').message;
+  return line.replace(`The ${error.role} role`, `The ${error.role} mock`);
 }
 
 /** Resolves with what asked to stop: SIGINT, SIGTERM or the abort signal. Removes its listeners. */

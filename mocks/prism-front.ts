@@ -1,11 +1,26 @@
-// A role's front: the public listener of a mocked role, in front of the Prism servers of its specs.
+// A role's front: the public listener of a mocked role, in front of the Prism servers of its specs. It
+// also answers the role map (`GET /.well-known/portolan`, kind "prism-mock") naming every role of its mock.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from '../src/server/route-table.ts';
+import { isRoleMapTarget, ROLE_MAP_HEADERS, roleMap, type RoleMapSource } from '../src/server/role-map.ts';
 import type { MockRolePlan } from './prism-plan.ts';
 
 export type MockFront = { server: Server; port: number; close(): Promise<void> };
+
+type ListedRole = { role: string; port: number; docs: boolean; interfaces: readonly string[] };
+
+/**
+ * The fronts of one mock, for its role map: the fronts started over the same Prism servers (the same
+ * `prismPorts` map, which startPrismMocks makes once per mock) are the roles of one mock. Each joins
+ * once it listens and leaves when it closes.
+ */
+const mocks = new WeakMap<ReadonlyMap<InterfaceName, number>, Set<ListedRole>>();
+
+function mockRoleMap(prismPorts: ReadonlyMap<InterfaceName, number>): RoleMapSource {
+  return { kind: 'prism-mock', registrationHost: () => null, roles: () => [...(mocks.get(prismPorts) ?? [])] };
+}
 
 /**
  * One role's public listener: routes each request by method and path (the server's own route table)
@@ -21,9 +36,12 @@ export async function startMockFront(
 ): Promise<MockFront> {
   // Over-long path parameters go to Prism too, which answers them as the spec says (a 400), not the front.
   const routes = createRouteTable(plan.operations, { maxParamLength: UNLIMITED_PARAM_LENGTH });
+  const source = mockRoleMap(prismPorts);
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const path = url.split('?')[0]!;
+    // The role map, before any route: no spec has the path, so Prism never sees it.
+    if (isRoleMapTarget(url)) return answerRoleMap(req, res, source, plan.role);
     const match = routes.find(req.method ?? 'GET', path);
     if (match) return forward(req, res, prismPorts.get(match.operation.interfaceName)!);
     const allowed = routes.allowedMethods(path);
@@ -52,15 +70,38 @@ export async function startMockFront(
       resolve();
     });
   });
+  const listed: ListedRole = { role: plan.role, port: (server.address() as AddressInfo).port, docs: false, interfaces: plan.interfaces };
+  const siblings = mocks.get(prismPorts) ?? new Set<ListedRole>();
+  mocks.set(prismPorts, siblings.add(listed));
   return {
     server,
-    port: (server.address() as AddressInfo).port,
+    port: listed.port,
     close: () =>
       new Promise((resolve) => {
+        siblings.delete(listed);
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/** The mock's role map on GET and HEAD; any other method is a 405 in Prism's problem shape. */
+function answerRoleMap(req: IncomingMessage, res: ServerResponse, source: RoleMapSource, role: string) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    req.resume();
+    return problem(
+      res,
+      405,
+      `${PRISM_ERRORS}NO_METHOD_MATCHED_ERROR`,
+      'Route resolved, but no method matched',
+      `${req.method} is not served on /.well-known/portolan by the ${role} role; allowed: GET, HEAD.`,
+      { allow: 'GET, HEAD' },
+    );
+  }
+  req.resume();
+  const body = JSON.stringify(roleMap(source, req.socket.localAddress));
+  res.writeHead(200, { ...ROLE_MAP_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 function forward(req: IncomingMessage, res: ServerResponse, port: number) {

@@ -1,25 +1,50 @@
-// The npm package as a user gets it: `npm pack` (its prepack runs the build, scripts/build.ts), the
-// tarball installed into a scratch project, then, from there and on this Node 24: every `exports` entry
-// imported through Node's own resolution and type-checked with tsc, every data file the compiled code
-// reads at run time read through that code, `portolan --help`, and one real start of the reference
-// system from the installed bin, which processes a snapshot and checks a large declaration on the
-// worker threads whose entry files must resolve inside dist/. Slow (a build, a pack and an install from the npm cache): hence the
-// longer timeout.
-import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
+// The npm packages as a user gets them.
+//
+// The full package: `npm pack` (its prepack runs the build, scripts/build.ts), the tarball installed into a
+// scratch project, then, from there and on this Node 24: every `exports` entry imported through Node's own
+// resolution and type-checked with tsc, every data file the compiled code reads at run time read through
+// that code, `portolan --help`, and one real start of the reference system from the installed bin, which
+// processes a snapshot and checks a large declaration on the worker threads whose entry files must resolve
+// inside dist/.
+//
+// The small packages of packages/ (@portolan/sdk-<interface>, @portolan/mocks, @portolan/conformance): each
+// packed (`npm pack -w`, from the build above) and installed alone into an empty project from its tarball
+// (its dependencies from the registry): its installed size, no server dependency and no install script,
+// then one real use from a plain .mjs on the oldest Node at hand that its engines allow (the machine's
+// own Node when it qualifies, else this one): an SDK call against a small local server, the MSW handlers
+// answering through msw/node's setupServer, a conformance run against two stubs. Their READMEs are in the
+// tarballs and their TypeScript examples compile against the installed packages.
+//
+// And the checkout: after `npm ci`, `npx portolan` runs the checkout's own command.
+//
+// Slow (two builds, eleven packs, a dozen installs from the npm cache or the registry): hence the longer timeout.
+import t, { type Test } from 'tap';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, globSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  globSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { list } from 'tar';
 import { loadRuleSetFile } from '../src/interfaces/snapshots/engine/rule-set.ts';
 import { loadSample } from '../src/interfaces/snapshots/sample.ts';
 import { INTERFACES } from '../src/lib/spec-catalog.ts';
-import { runtimeAssetFiles } from './build.ts';
+import { PACKAGES_DIR, packagePlans, runtimeAssetFiles } from './build.ts';
 
-t.setTimeout(300_000);
+t.setTimeout(600_000);
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -428,3 +453,509 @@ console.log(JSON.stringify({ out, sampleOutput }));
     await once(child, 'exit');
   });
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The checkout: `npm ci` links the command of the private workspace packages/checkout-cli into node_modules/.bin.
+
+/** PATH without the project's node_modules/.bin folders and this Node's folder: the machine's own tools. */
+const machinePath = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => dir !== '' && !dir.endsWith(join('node_modules', '.bin')) && dir !== dirname(process.execPath))
+  .join(delimiter);
+
+t.test('after npm ci, `npx portolan` in the checkout runs the checkout’s own command, also from the machine’s npx', async (t) => {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
+  t.same(
+    lock.packages['node_modules/@portolan/checkout-cli'],
+    { resolved: 'packages/checkout-cli', link: true },
+    'package-lock.json has the workspace that carries the command (npm ci links it)',
+  );
+  t.same(lock.packages['packages/checkout-cli']?.bin, { portolan: 'portolan.js' }, 'with its bin `portolan`');
+  const link = join(ROOT, 'node_modules', '.bin', 'portolan');
+  t.ok(existsSync(link), 'node_modules/.bin/portolan exists (if not: run npm ci)');
+  if (!existsSync(link)) return;
+  t.equal(
+    realpathSync(link),
+    join(PACKAGES_DIR, 'checkout-cli', 'portolan.js'),
+    'and is the checkout’s command, not a package from the registry',
+  );
+  // The machine's npx (on its own Node), as a user types it; --no-install: never fetch a `portolan` from the registry.
+  const help = spawnSync('npx', ['--no-install', 'portolan', '--help'], {
+    cwd: ROOT,
+    env: { ...process.env, PATH: machinePath },
+    encoding: 'utf8',
+  });
+  t.equal(help.status, 0, '`npx --no-install portolan --help` exits 0', { stderr: help.stderr, error: help.error?.message });
+  t.match(help.stdout, /^Usage: portolan\b/m, 'and prints the usage');
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The small packages.
+
+const plans = packagePlans();
+type SmallManifest = {
+  name: string;
+  version: string;
+  private?: boolean;
+  type?: string;
+  license?: string;
+  engines?: { node?: string };
+  exports: Record<string, string | { types: string; default: string }>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+};
+const smallManifest = (folder: string) => JSON.parse(readFileSync(join(PACKAGES_DIR, folder, 'package.json'), 'utf8')) as SmallManifest;
+
+/** What no small package may install: the server's dependencies (and Prism's telemetry postinstall). */
+const SERVER_ONLY = [
+  'pg',
+  'ioredis',
+  'pdfkit',
+  '@stoplight/prism-http',
+  '@stoplight/prism-http-server',
+  '@stoplight/prism-cli',
+  '@scarf/scarf',
+  'pino',
+  'pino-pretty',
+  'prom-client',
+  'openapi-backend',
+  'busboy',
+  'tar',
+  'swagger-ui-dist',
+  'hyperid',
+  '@apidevtools/swagger-parser',
+  'fastify',
+];
+/** Installed size limits (bytes of node_modules): SDK alone; mocks beside msw (its peer, the user's own); conformance with its dependencies. */
+const SIZE_LIMIT = { sdk: 1_000_000, mocks: 3_000_000, conformance: 10_000_000 };
+
+/** The exports of the full package's entries that a small package leaves out because they need the server, Prism or the command line. */
+const SERVER_ONLY_EXPORTS = {
+  conformance: ['startReferenceTarget', 'startPrismTarget', 'PRISM_KNOWN_FAILURES', 'main', 'USAGE', 'EXIT_STATUS', 'UNREACHABLE'],
+  mocks: ['createStatefulHandlers'], // and everything of mocks/prism.ts (the Prism mocks)
+};
+
+/** What each SDK package's check calls against its local server: the call, the request it must send, one header of it. */
+const SDK_CALLS: Record<string, { call: string; request: string; header?: [string, string]; body?: string }> = {
+  mapping: { call: 'listVessels({ client })', request: 'GET /api/vessels' },
+  topology: {
+    call: "getTopology({ client, path: { topologyName: 'edge 1' } })",
+    request: 'GET /mgmt/cm/ssl-orch/api/topology/edge%201',
+    header: ['x-vendor-auth-token', 'token-1'],
+  },
+  snapshots: {
+    call: "getSnapshot({ client, path: { snapshotId: '0' } })",
+    request: 'GET /snapshot-analyzer/api/snapshots/0',
+    header: ['cookie', 'ssosession=token-1'],
+  },
+  'client-registration': {
+    call: "registerClient({ client, body: { username: 'alice@example.com', password: 'pw' } })",
+    request: 'POST /vendor-oauth2/v1/client-register',
+    body: 'username=alice%40example.com&password=pw',
+  },
+  'rate-limit': { call: 'getRateLimitStatus({ client })', request: 'GET /rate_limit_status', header: ['authorization', 'Bearer token-1'] },
+  'device-config': {
+    call: "getDeviceInfo({ client, auth: (scheme) => (scheme.type === 'apiKey' ? 'token-1' : undefined) })",
+    request: 'GET /mgmt/shared/identified-devices/config/device-info',
+    header: ['x-vendor-auth-token', 'token-1'],
+  },
+  health: { call: 'getHealth({ client })', request: 'GET /health' },
+  'access-session': {
+    call: "getAccessSession({ client, path: { sessionId: 's1' } })",
+    request: 'GET /access/sessions/s1',
+    header: ['authorization', `Basic ${btoa('token-1')}`],
+  },
+};
+
+/** Runs a command to its end without blocking the others; as `run`. */
+function runAsync(command: string, args: string[], cwd: string): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (!error) return resolve({ ok: true, stdout });
+      const tail = `${stdout}${stderr}${error.message}`.trim().split('\n').slice(-15).join('\n');
+      resolve({ ok: false, error: `\`${command} ${args.join(' ')}\` in ${cwd} failed:\n${tail}` });
+    });
+  });
+}
+
+/** Bytes of every file under a folder (symbolic links counted as links). */
+function folderBytes(dir: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) bytes += lstatSync(join(entry.parentPath, entry.name)).size;
+  return bytes;
+}
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+
+/** `a.b.c` at least `min` (`>=x.y` of an engines field), numerically. */
+function atLeast(version: string, min: string): boolean {
+  const a = version.split('.').map(Number);
+  const b = min.split('.').map(Number);
+  for (let i = 0; i < b.length; i++) if ((a[i] ?? 0) !== b[i]) return (a[i] ?? 0) > b[i]!;
+  return true;
+}
+
+/** The machine's own Node (first `node` on PATH outside the project), with its version. */
+const machineNode = (() => {
+  for (const dir of machinePath.split(delimiter)) {
+    const path = join(dir, 'node');
+    if (!existsSync(path)) continue;
+    const version = spawnSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+    if (version.status === 0) return { path, version: version.stdout.trim() };
+  }
+  return undefined;
+})();
+
+/** The Node to run a package's check on: the machine's own when the package's engines allow it (the older one a user may have), else this Node. */
+function nodeFor(manifest: SmallManifest): { path: string; version: string } {
+  const min = /^>=\s*([\d.]+)$/.exec(manifest.engines?.node ?? '')?.[1] ?? '0';
+  return machineNode && atLeast(machineNode.version, min) ? machineNode : { path: process.execPath, version: process.versions.node };
+}
+
+/** Installed package names of a project, from its lock file (nested ones too), and those with an install script. */
+function installedPackages(app: string): { names: string[]; withScripts: string[] } {
+  const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { hasInstallScript?: boolean; link?: boolean }>;
+  };
+  const entries = Object.entries(lock.packages).filter(([path]) => path.startsWith('node_modules/'));
+  const nameOf = (path: string) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  return {
+    names: [...new Set(entries.map(([path]) => nameOf(path)))].sort(),
+    withScripts: entries.filter(([, info]) => info.hasInstallScript).map(([path]) => nameOf(path)),
+  };
+}
+
+/** Runs a .mjs in a project with a given Node and parses the JSON it prints; the error (a failed check) when it fails. */
+function runMjs(t: Test, app: string, node: string, name: string, text: string): Record<string, unknown> | undefined {
+  writeFileSync(join(app, name), text);
+  const result = run(node, [name], app);
+  if (!result.ok) return void t.fail(result.error);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+t.test('the workspaces: one package per interface and the mocks and conformance packages, each with its README', async (t) => {
+  const rootManifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; workspaces: string[] };
+  t.same(rootManifest.workspaces, ['packages/*'], 'package.json: workspaces packages/*');
+  t.same(
+    INTERFACES.map((i) => `@portolan/sdk-${i.name}`).filter((name) => !plans.some((p) => p.name === name)),
+    [],
+    'every interface of src/lib/spec-catalog.ts has an SDK package in scripts/build.ts packagePlans()',
+  );
+  const folders = readdirSync(PACKAGES_DIR, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  t.same(
+    folders,
+    [...plans.map((p) => p.folder), 'checkout-cli'].sort(),
+    'packages/ holds those and the private checkout-cli, nothing else',
+  );
+  for (const plan of plans) {
+    const manifest = smallManifest(plan.folder);
+    t.equal(manifest.name, plan.name, `packages/${plan.folder} is ${plan.name}`);
+    t.equal(manifest.version, rootManifest.version, `${plan.name} has the version of portolan`);
+    t.notOk(manifest.private, `${plan.name} is publishable`);
+    t.equal(manifest.type, 'module', `${plan.name} is ESM`);
+    t.equal(manifest.license, 'MIT', `${plan.name} is MIT`);
+    t.match(manifest.engines?.node ?? '', /^>=\d+(\.\d+)*$/, `${plan.name} names the Node it needs`);
+    t.ok(existsSync(join(PACKAGES_DIR, plan.folder, 'README.md')), `${plan.name} has a README`);
+    if (plan.folder.startsWith('sdk-')) t.same(manifest.dependencies ?? {}, {}, `${plan.name} has no dependencies`);
+  }
+});
+
+t.test('the small packages, each packed and installed alone as a user does', async (t) => {
+  // Pack the small packages from the build the full package's pack just ran (--ignore-scripts: their prepack would
+  // rebuild each), then install each alone, as a user does.
+  const packs = join(work, 'packs');
+  mkdirSync(packs);
+  const smallPacked = !packed.ok
+    ? packed
+    : run(
+        'npm',
+        ['pack', '--ignore-scripts', '--json', '--pack-destination', packs, ...plans.flatMap((p) => ['--workspace', p.name])],
+        ROOT,
+      );
+  const tarballs = new Map<string, string>();
+  if (smallPacked.ok)
+    for (const entry of JSON.parse(smallPacked.stdout) as { name: string; filename: string }[])
+      tarballs.set(entry.name, join(packs, entry.filename));
+
+  type Installed = { app: string; bytes: number; baseline?: number; names: string[]; withScripts: string[]; files: string[] };
+  const installs = new Map<string, Installed | string>();
+
+  /** Installs a tarball into a new empty project (beside `first`, installed before it and measured apart). */
+  async function installAlone(plan: (typeof plans)[number], first?: string): Promise<Installed | string> {
+    const app = join(work, 'small', plan.folder);
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: `check-${plan.folder}`, private: true, type: 'module' })}\n`);
+    const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline'];
+    let baseline: number | undefined;
+    if (first) {
+      const before = await runAsync('npm', [...npmInstall, first], app);
+      if (!before.ok) return before.error;
+      baseline = folderBytes(join(app, 'node_modules'));
+    }
+    const installed = await runAsync('npm', [...npmInstall, tarballs.get(plan.name)!], app);
+    if (!installed.ok) return installed.error;
+    const entries: string[] = [];
+    await list({ file: tarballs.get(plan.name)!, onReadEntry: (entry) => void entries.push(entry.path.replace(/^package\//, '')) });
+    return { app, bytes: folderBytes(join(app, 'node_modules')), baseline, ...installedPackages(app), files: entries };
+  }
+
+  if (smallPacked.ok) {
+    const mocksPlan = plans.find((p) => p.name === '@portolan/mocks')!;
+    const queue = [...plans];
+    // Two at a time: npm waits mostly on the cache and the registry.
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let plan = queue.shift(); plan; plan = queue.shift()) {
+          const peer = plan === mocksPlan ? `msw@${smallManifest(plan.folder).peerDependencies!.msw}` : undefined;
+          installs.set(plan.name, await installAlone(plan, peer));
+        }
+      }),
+    );
+  }
+
+  t.test('each small package installs alone from its tarball: a few MB, no server dependency, no install script', async (t) => {
+    if (!smallPacked.ok) return void t.fail(smallPacked.error);
+    for (const plan of plans) {
+      const installed = installs.get(plan.name);
+      if (typeof installed !== 'object') {
+        t.fail(`${plan.name}: ${installed ?? 'not packed'}`);
+        continue;
+      }
+      const manifest = smallManifest(plan.folder);
+      const kind = plan.folder.startsWith('sdk-') ? 'sdk' : (plan.folder as 'mocks' | 'conformance');
+      const added = installed.bytes - (installed.baseline ?? 0);
+      t.ok(
+        added < SIZE_LIMIT[kind],
+        `${plan.name}: ${megabytes(added)} installed${installed.baseline ? ` beside msw (${megabytes(installed.baseline)})` : ''}, under ${megabytes(SIZE_LIMIT[kind])}`,
+      );
+      const server = installed.names.filter((name) => SERVER_ONLY.includes(name));
+      t.same(server, [], `${plan.name}: none of the server's dependencies is installed`, { installed: installed.names });
+      const expected = new Set([plan.name, ...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+      t.same(
+        [...expected].filter((name) => !installed.names.includes(name)),
+        [],
+        `${plan.name}: it and its declared dependencies are installed`,
+      );
+      t.same(installed.withScripts, [], `${plan.name}: no installed package has an install script`);
+      t.same(
+        installed.files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md'].includes(f)),
+        [],
+        `${plan.name}: the tarball holds dist/, package.json and README.md only`,
+      );
+      t.same(
+        installed.files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /\.test\.|(^|\/)fixtures\//.test(f)),
+        [],
+        `${plan.name}: no TypeScript source, test or fixture`,
+      );
+      if (kind === 'sdk') t.same(installed.names, [plan.name], `${plan.name}: installs nothing else`);
+    }
+  });
+
+  t.test('each SDK package calls an operation against a local server, on the machine’s Node when it can', async (t) => {
+    for (const { name } of INTERFACES) {
+      const plan = plans.find((p) => p.name === `@portolan/sdk-${name}`)!;
+      const installed = installs.get(plan.name);
+      if (typeof installed !== 'object') {
+        t.fail(`${plan.name}: ${installed ?? 'not installed'}`);
+        continue;
+      }
+      const call = SDK_CALLS[name];
+      if (!call) {
+        t.fail(`${plan.name}: add the operation its check calls to SDK_CALLS in scripts/package.test.ts`);
+        continue;
+      }
+      const node = nodeFor(smallManifest(plan.folder));
+      const fn = call.call.slice(0, call.call.indexOf('('));
+      const result = runMjs(
+        t,
+        installed.app,
+        node.path,
+        'call.mjs',
+        `
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ${fn} } from '${plan.name}';
+import { createClient } from '${plan.name}/client';
+let seen;
+const server = createServer((request, response) => {
+  let body = '';
+  request.on('data', (chunk) => (body += chunk));
+  request.on('end', () => {
+    seen = { request: request.method + ' ' + request.url, headers: request.headers, body };
+    response.setHeader('content-type', 'application/json');
+    response.end('{"answered":true}');
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const client = createClient({ baseUrl: 'http://127.0.0.1:' + server.address().port, auth: 'token-1' });
+const { data, response } = await ${call.call};
+server.close();
+const spec = readFileSync(fileURLToPath(import.meta.resolve('${plan.name}/openapi.yaml')), 'utf8');
+console.log(JSON.stringify({ status: response.status, data, seen, spec: /^openapi: /m.test(spec) }));
+  `,
+      ) as
+        | { status: number; data: unknown; seen: { request: string; headers: Record<string, string>; body: string }; spec: boolean }
+        | undefined;
+      if (!result) continue;
+      t.equal(result.seen.request, call.request, `${plan.name} on Node ${node.version}: ${fn} sends ${call.request}`);
+      if (call.header)
+        t.equal(result.seen.headers[call.header[0]], call.header[1], `${plan.name}: with ${call.header[0]} from the client's auth`);
+      if (call.body) t.equal(result.seen.body, call.body, `${plan.name}: with its form body`);
+      t.equal(result.status, 200, `${plan.name}: gets the answer`);
+      t.same(result.data, { answered: true }, `${plan.name}: parsed as data`);
+      t.ok(result.spec, `${plan.name}/openapi.yaml resolves to its OpenAPI document`);
+    }
+  });
+
+  t.test('@portolan/mocks answers through msw/node’s setupServer', async (t) => {
+    const installed = installs.get('@portolan/mocks');
+    if (typeof installed !== 'object') return void t.fail(`@portolan/mocks: ${installed ?? 'not installed'}`);
+    const node = nodeFor(smallManifest('mocks'));
+    const result = runMjs(
+      t,
+      installed.app,
+      node.path,
+      'mocks.mjs',
+      `
+import { setupServer } from 'msw/node';
+import * as mocks from '@portolan/mocks';
+const server = setupServer(...mocks.createStatelessHandlers('health', { baseUrl: 'http://health.test' }), mocks.createCatchAllHandler());
+server.listen();
+const healthy = await fetch('http://health.test/health');
+const unhealthy = await fetch('http://health.test/health', { headers: { Prefer: 'code=503' } });
+const other = await fetch('http://health.test/nowhere');
+server.close();
+console.log(JSON.stringify({
+  exports: Object.keys(mocks).sort(),
+  healthy: [healthy.status, (await healthy.json()).status],
+  unhealthy: [unhealthy.status, (await unhealthy.json()).status],
+  other: other.status,
+}));
+  `,
+    ) as { exports: string[]; healthy: [number, string]; unhealthy: [number, string]; other: number } | undefined;
+    if (!result) return;
+    t.same(result.healthy, [200, 'healthy'], `on Node ${node.version}: GET /health answers the spec's 200 example`);
+    t.same(result.unhealthy, [503, 'unhealthy'], 'Prefer: code=503 picks the 503 example');
+    t.equal(result.other, 501, 'the catch-all answers what no operation serves');
+    const full = Object.keys(await import('../mocks/index.ts'));
+    const prism = Object.keys(await import('../mocks/prism.ts'));
+    t.same(
+      full.filter((name) => !result.exports.includes(name) && !SERVER_ONLY_EXPORTS.mocks.includes(name) && !prism.includes(name)),
+      [],
+      'it exports every export of portolan/mocks but the stateful handlers and the Prism mocks',
+    );
+  });
+
+  t.test('@portolan/conformance checks a stub: a conforming answer passes, a wrong one fails', async (t) => {
+    const installed = installs.get('@portolan/conformance');
+    if (typeof installed !== 'object') return void t.fail(`@portolan/conformance: ${installed ?? 'not installed'}`);
+    const node = nodeFor(smallManifest('conformance'));
+    const result = runMjs(
+      t,
+      installed.app,
+      node.path,
+      'conformance.mjs',
+      `
+import { createServer } from 'node:http';
+import * as conformance from '@portolan/conformance';
+// GET /health answered as the spec declares, or as plain text; everything else 404.
+const stub = (conforming) => createServer((request, response) => {
+  if (request.method !== 'GET' || request.url !== '/health') return void response.writeHead(404).end();
+  if (!conforming) return void response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ status: 'healthy', database: 'connected', services: 'available', timestamp: '2025-03-14T09:26:53.589Z' }));
+});
+const out = { exports: Object.keys(conformance).sort(), scenarios: conformance.loadScenarios().length };
+for (const conforming of [true, false]) {
+  const server = stub(conforming);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const result = await conformance.runConformance({
+    targets: { '*': 'http://127.0.0.1:' + server.address().port },
+    interfaces: ['health'],
+    stateless: true,
+    safe: true,
+    scenarios: [],
+    fuzzRuns: 0,
+    seed: 1,
+  });
+  server.close();
+  out[conforming ? 'conforming' : 'wrong'] = {
+    getHealth: result.operations.find((o) => o.operationId === 'getHealth')?.outcome,
+    junit: conformance.toJUnit(result).startsWith('<?xml'),
+  };
+}
+console.log(JSON.stringify(out));
+  `,
+    ) as
+      | { exports: string[]; scenarios: number; conforming: { getHealth: string; junit: boolean }; wrong: { getHealth: string } }
+      | undefined;
+    if (!result) return;
+    t.equal(result.conforming.getHealth, 'pass', `on Node ${node.version}: getHealth against the conforming stub passes`);
+    t.equal(result.wrong.getHealth, 'fail', 'getHealth against the plain-text stub fails');
+    t.ok(result.conforming.junit, 'toJUnit writes the report');
+    t.ok(result.scenarios > 0, `the scenarios are shipped (${result.scenarios})`);
+    const full = Object.keys(await import('../conformance/index.ts'));
+    t.same(
+      full.filter((name) => !result.exports.includes(name) && !SERVER_ONLY_EXPORTS.conformance.includes(name)),
+      [],
+      'it exports every export of portolan/conformance but the started targets and the command line (packages/conformance/index.ts)',
+    );
+  });
+
+  t.test('each small package ships its README: the install line, links inside the package, examples that compile', async (t) => {
+    const check = join(work, 'readmes');
+    mkdirSync(join(check, 'node_modules', '@portolan'), { recursive: true });
+    writeFileSync(join(check, 'package.json'), '{"type":"module"}\n');
+    const files: string[] = [];
+    for (const plan of plans) {
+      const installed = installs.get(plan.name);
+      if (typeof installed !== 'object') {
+        t.fail(`${plan.name}: ${installed ?? 'not installed'}`);
+        continue;
+      }
+      const folder = join(installed.app, 'node_modules', plan.name);
+      const readme = join(folder, 'README.md');
+      t.ok(existsSync(readme), `${plan.name}: README.md is in the installed package`);
+      if (!existsSync(readme)) continue;
+      const text = readFileSync(readme, 'utf8');
+      t.match(text, new RegExp(`^npm install .*${plan.name}\\b`, 'm'), `${plan.name}: its README says how to install it`);
+      const relative = [...text.matchAll(/\]\(([^)#]+)\)/g)].map((m) => m[1]!).filter((href) => !/^[a-z]+:/.test(href));
+      t.same(
+        relative.filter((href) => !existsSync(join(folder, posix.normalize(href)))),
+        [],
+        `${plan.name}: every relative link of its README names a file of the package`,
+      );
+      symlinkSync(folder, join(check, 'node_modules', plan.name));
+      if (plan.name === '@portolan/mocks') symlinkSync(join(installed.app, 'node_modules', 'msw'), join(check, 'node_modules', 'msw'));
+      for (const [i, [, code]] of [...text.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
+        const file = `${plan.folder}-${i}.ts`;
+        writeFileSync(join(check, file), code!);
+        files.push(file);
+      }
+    }
+    t.ok(files.length >= plans.length, `every README has a TypeScript example (${files.length})`);
+    writeFileSync(
+      join(check, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2024',
+          strict: true,
+          noEmit: true,
+          // The packages' declarations are checked as far as the examples use them (all of msw's take 30 s).
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+        },
+        files,
+      }),
+    );
+    const checked = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', check], check);
+    t.ok(checked.ok, 'the README examples type-check against the installed packages (strict)', checked.ok ? {} : { error: checked.error });
+  });
+});

@@ -1,5 +1,5 @@
 // `npm run bench`: the data-path benchmarks of issue 22 in turn - bench:gateway, bench:mapping, bench:startup,
-// bench:snapshots - each as a child process (each writes its own README block), stopping at the first that
+// bench:snapshots - each as a child process (each writes its own block of docs/benchmarks.md), stopping at the first that
 // fails. `--no-readme` is passed on to each; `--only gateway,mapping` runs some of them.
 //
 //   npm run bench [-- --no-readme --only gateway,mapping,startup,snapshots]

@@ -12,7 +12,7 @@
 //   npm run bench:gateway [-- --duration 5 --connections 50 --rounds 3 --warmup 1 --path /api/vessels
 //                            --redis redis://127.0.0.1:6379|none --no-anchors --cpu-prof <dir> --no-readme]
 //
-// Writes its table into the README (`<!-- bench:gateway -->`) unless --no-readme or --cpu-prof. --cpu-prof <dir>
+// Writes its table into docs/benchmarks.md (`<!-- bench:gateway -->`) unless --no-readme or --cpu-prof. --cpu-prof <dir>
 // starts every gateway process with `node --cpu-prof --cpu-prof-dir=<dir>` (one profile per configuration,
 // written when it stops); read one with `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
 import { spawnSync } from 'node:child_process';
@@ -281,13 +281,13 @@ try {
     `- load generator headroom: ${headroom.toFixed(0)} req/s against the trivial server, ${times(headroom, fastestProxy)} the fastest proxy ` +
       `(goal > 2x): ${verdict(headroom > 2 * fastestProxy)}; ${times(headroom, fastest)} the fastest row (the mapping role direct included)`,
   ];
-  const table = [...lines, '', 'Goals (issue 22):', '', ...goals].join('\n');
+  const table = [...lines, '', 'Goals:', '', ...goals].join('\n');
   console.log(table);
   if (values.readme && !PROFILE_DIR) {
     writeReadmeBlock('bench:gateway', table);
-    console.log('\nWritten into README.md (bench:gateway block).');
+    console.log('\nWritten into docs/benchmarks.md (bench:gateway block).');
   } else if (values.readme) {
-    console.log('\nREADME.md left as it is (a profiled run).');
+    console.log('\ndocs/benchmarks.md left as it is (a profiled run).');
   }
 } catch (error) {
   console.error(error);

@@ -11,7 +11,7 @@
 //   npm run bench:mapping [-- --duration 5 --connections 50 --rounds 3 --warmup 1
 //                            --scenarios get-list,get-one,post-valid,post-invalid --cpu-prof <dir> --no-readme]
 //
-// Writes its table into the README (`<!-- bench:mapping -->`) unless --no-readme, --cpu-prof or a subset of the
+// Writes its table into docs/benchmarks.md (`<!-- bench:mapping -->`) unless --no-readme, --cpu-prof or a subset of the
 // scenarios. --cpu-prof <dir> starts both Portolan processes with `node --cpu-prof --cpu-prof-dir=<dir>` (one
 // profile each, written when they stop); read one with `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
 import { spawnSync } from 'node:child_process';
@@ -272,14 +272,14 @@ try {
   }
   const logging = chosen.map((s) => `${s.label} ${((1 - rps('info', s) / rps('silent', s)) * 100).toFixed(1)} %`).join(', ');
   goals.push(`- logging cost, Portolan info against silent (req/s lost): ${logging}`);
-  const table = [...lines, '', 'Goals (issue 22):', '', ...goals].join('\n');
+  const table = [...lines, '', 'Goals:', '', ...goals].join('\n');
   console.log(table);
   const full = chosen.length === SCENARIO_NAMES.length;
   if (values.readme && full && !PROFILE_DIR) {
     writeReadmeBlock('bench:mapping', table);
-    console.log('\nWritten into README.md (bench:mapping block).');
+    console.log('\nWritten into docs/benchmarks.md (bench:mapping block).');
   } else if (values.readme) {
-    console.log(`\nREADME.md left as it is (${PROFILE_DIR ? 'a profiled run' : 'not every scenario'}).`);
+    console.log(`\ndocs/benchmarks.md left as it is (${PROFILE_DIR ? 'a profiled run' : 'not every scenario'}).`);
   }
 } catch (error) {
   console.error(error);

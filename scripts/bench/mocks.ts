@@ -4,13 +4,13 @@
 //     all under one parent (this file with --old-child);
 //   - as now: `node mocks/cli.ts`, Prism's HTTP server as a library, one process.
 // Each run starts each way in a fresh process tree (alternating, the old way first), on free ports given as
-// PORTOLAN_<ROLE>_PORT, and measures the time from spawn until every role answers GET /health 200 (each role
+// PORTOLAN_MOCK_PORT_OFFSET, and measures the time from spawn until every role answers GET /health 200 (each role
 // polled on fresh connections every 20 ms), then, after a second idle, the resident memory (VmRSS from /proc)
 // summed over the whole process tree. Median and range over the runs.
 //
 //   npm run bench:mocks [-- --runs 3 --no-readme]
 //
-// A full run writes its table into the README (`<!-- bench:mocks -->`) when the README has that block.
+// A full run writes its table into docs/benchmarks.md (`<!-- bench:mocks -->`) when the page has that block.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findFreePorts } from '../../src/lib/free-ports.ts';
 import { ROLE_NAMES, type RoleName } from '../../src/lib/roles.ts';
-import { portSettingOf, resolveMockPorts } from '../../mocks/mock-ports.ts';
+import { freeMockPortOffset, mockBasePort, mockPortOffset, resolveMockPorts } from '../../mocks/mock-ports.ts';
 import { startMockFront } from '../../mocks/prism-front.ts';
 import { planMocks } from '../../mocks/prism-plan.ts';
 import { median } from '../../src/lib/load-generator.ts';
@@ -34,17 +34,18 @@ const SELF = fileURLToPath(import.meta.url);
 /** The old way, in a child of the benchmark: one `prism mock` process per spec, then the role fronts; SIGTERM stops all. */
 async function oldChild(): Promise<void> {
   const plan = planMocks([]);
+  const offset = mockPortOffset(undefined, process.env);
+  if (!offset.ok) throw new Error(offset.error);
   const ports = resolveMockPorts(
     plan.roles.map((r) => r.role),
-    0,
-    process.env,
+    offset.value,
   );
   if (!ports.ok) throw new Error(ports.error);
   const internal = await findFreePorts(plan.interfaces.length);
   const children = plan.interfaces.map((interfaceName, i) => startPrism({ interfaceName, port: internal[i]!, logLevel: 'error' }));
   await Promise.all(children.map((child) => waitUntilListening(child)));
   const prismPorts = new Map(children.map((c) => [c.interfaceName, c.port]));
-  const fronts = await Promise.all(plan.roles.map((role) => startMockFront(role, prismPorts, '127.0.0.1', ports.value[role.role].port)));
+  const fronts = await Promise.all(plan.roles.map((role) => startMockFront(role, prismPorts, '127.0.0.1', ports.value[role.role])));
   process.once('SIGTERM', async () => {
     await Promise.all(fronts.map((f) => f.close()));
     await Promise.all(children.map((c) => c.stop()));
@@ -88,8 +89,9 @@ type Run = { startMs: number; rssMb: number; processes: number };
 
 /** Starts one way in a fresh process group, waits until every role answers, measures, stops it. */
 async function measure(args: string[]): Promise<Run> {
-  const ports = await findFreePorts(ROLE_NAMES.length);
-  const env = { ...process.env, ...Object.fromEntries(ROLE_NAMES.map((role, i) => [portSettingOf(role), String(ports[i])])) };
+  const offset = await freeMockPortOffset();
+  const ports = ROLE_NAMES.map((role) => mockBasePort(role) + offset);
+  const env = { ...process.env, PORTOLAN_MOCK_PORT_OFFSET: String(offset) };
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const exited = once(child, 'exit');
@@ -160,9 +162,9 @@ async function main() {
   if (!values['no-readme']) {
     try {
       writeReadmeBlock('bench:mocks', table);
-      console.error('README.md: bench:mocks block updated.');
+      console.error('docs/benchmarks.md: bench:mocks block updated.');
     } catch (error) {
-      console.error(`README.md not updated: ${(error as Error).message}.`);
+      console.error(`docs/benchmarks.md not updated: ${(error as Error).message}.`);
     }
   }
 }

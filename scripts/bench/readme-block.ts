@@ -1,11 +1,16 @@
-// Writes a benchmark's result into the README between `<!-- <name> -->` and `<!-- /<name> -->`.
+// Writes a benchmark's result into docs/benchmarks.md between `<!-- <name> -->` and `<!-- /<name> -->`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const readme = fileURLToPath(new URL('../../README.md', import.meta.url));
+/** The page that holds every benchmark's result block. */
+export const BENCHMARKS_PAGE = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
 
-/** Replaces what lies between the block's markers; throws when the README has no such block. */
-export function writeReadmeBlock(name: string, content: string, path = readme): void {
+/**
+ * Replaces what lies between the block's markers; throws when the page has no such block.
+ *
+ * @example writeReadmeBlock('bench:mocks', '| ... |') // docs/benchmarks.md's bench:mocks block now holds the table
+ */
+export function writeReadmeBlock(name: string, content: string, path = BENCHMARKS_PAGE): void {
   const open = `<!-- ${name} -->`;
   const close = `<!-- /${name} -->`;
   const text = readFileSync(path, 'utf8');

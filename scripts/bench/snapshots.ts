@@ -18,7 +18,7 @@
 //
 //   npm run bench:snapshots [-- --runs 5 --upload-runs 3 --only processing|upload --no-readme]
 //
-// A full run writes its table into the README (`<!-- bench:snapshots -->`) when the README has that block.
+// A full run writes its table into docs/benchmarks.md (`<!-- bench:snapshots -->`) when the page has that block.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
 import { cpSync, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -195,7 +195,7 @@ process.on('SIGTERM', () => process.exit(0));
 
 type Target = 'reference' | 'reference-small-young' | 'bare';
 
-/** The V8 setting of the upload-heavy deployment the README recommends (its own process for the diagnostics and login roles). */
+/** The V8 setting of the upload-heavy deployment the docs recommend (docs/interfaces/snapshots.md) (its own process for the diagnostics and login roles). */
 const SMALL_YOUNG_GENERATION = '--max-semi-space-size=4';
 
 /**
@@ -425,7 +425,7 @@ async function main(): Promise<number> {
           1,
         )} | |`,
         `| &nbsp;&nbsp;**Portolan growth / bare server growth** (per run) | ${range(ratios, 2)} | ≤ ${GOAL_RATIO}: ${ratio <= GOAL_RATIO ? 'met' : '**not met**'} |`,
-        `| &nbsp;&nbsp;Portolan with \`node ${SMALL_YOUNG_GENERATION}\` (the upload process the README recommends): RSS growth, MB | ${range(
+        `| &nbsp;&nbsp;Portolan with \`node ${SMALL_YOUNG_GENERATION}\` (the upload process the docs recommend): RSS growth, MB | ${range(
           tuned.map((u) => u.growth),
           1,
         )} | |`,
@@ -467,9 +467,9 @@ async function main(): Promise<number> {
   if (values.readme && values.only === undefined && sizeMb === 50 && uploadMb === 500) {
     try {
       writeReadmeBlock('bench:snapshots', table);
-      console.log('\nWritten into README.md (bench:snapshots block).');
+      console.log('\nWritten into docs/benchmarks.md (bench:snapshots block).');
     } catch {
-      console.log('\nREADME.md has no <!-- bench:snapshots --> block: not written.');
+      console.log('\ndocs/benchmarks.md has no <!-- bench:snapshots --> block: not written.');
     }
   }
   return 0;

@@ -20,7 +20,7 @@
 //
 //   npm run bench:startup [-- --runs 5 --cpu-prof <dir> --no-readme]
 //
-// A full run without --cpu-prof writes its table into the README (`<!-- bench:startup -->`). --cpu-prof <dir>
+// A full run without --cpu-prof writes its table into docs/benchmarks.md (`<!-- bench:startup -->`). --cpu-prof <dir>
 // starts `portolan start` under `node --cpu-prof` (one profile per run, written at its stop); read one with
 // `node scripts/bench/top-frames.ts <file>`.
 import { spawn, spawnSync } from 'node:child_process';
@@ -356,9 +356,9 @@ async function main(): Promise<void> {
   console.log(table);
   if (values.readme && !profileDir) {
     parent.writeReadmeBlock('bench:startup', table);
-    console.log('\nWritten into README.md (bench:startup block).');
+    console.log('\nWritten into docs/benchmarks.md (bench:startup block).');
   } else if (values.readme) {
-    console.log('\nREADME.md left as it is (a profiled run).');
+    console.log('\ndocs/benchmarks.md left as it is (a profiled run).');
   }
   if (profileDir) {
     for (const file of readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))) {

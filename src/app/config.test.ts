@@ -6,12 +6,13 @@ import Ajv from 'ajv';
 import { ConfigError } from '../lib/config.ts';
 import { loadConfig, SETTINGS } from './config.ts';
 
-t.test('defaults give every role its DESIGN.md port and the embedded store', async (t) => {
+t.test('defaults give every role its default port and the embedded store', async (t) => {
   const config = loadConfig({});
   t.same(config.ports, { gateway: 8080, mapping: 8081, device: 8100, central: 8200, diagnostics: 8300, login: 8301 });
   t.equal(config.host, '127.0.0.1');
   t.equal(config.database, 'sqlite:./data/portolan.db');
   t.equal(config.healthCheckTimeoutMs, 2000);
+  t.equal(config.portOffset, 0);
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.ports), 'the config is frozen');
 });
 
@@ -45,6 +46,12 @@ t.test('every wrong setting is reported in one error, one line each', async (t) 
   t.match(error.message, /PORTOLAN_MAPPING_PORT must be integer, got 'eighty'/);
   t.match(error.message, /PORTOLAN_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'/);
   t.match(error.message, /PORTOLAN_DATABASE must match pattern/);
+});
+
+t.test("a URL's password in a wrong setting is never shown", async (t) => {
+  const error = t.throws(() => loadConfig({ PORTOLAN_DATABASE: 'mysql://root:hunter2@db/x' })) as ConfigError;
+  t.notMatch(error.message, /hunter2/);
+  t.match(error.message, /PORTOLAN_DATABASE must match pattern .*, got 'mysql:\/\/\*\*\*@db\/x'/);
 });
 
 t.test('a bad file is named: unreadable, not JSON, unknown keys, wrong values', async (t) => {
@@ -127,4 +134,37 @@ t.test('the registration host follows the gateway port unless it is set', async 
     'a set value wins',
   );
   t.equal(loadConfig({}).registrationHost, 'localhost:8080', 'the default gateway port');
+});
+
+t.test("PORTOLAN_PORT_OFFSET moves every role's default port; a role's own port setting wins over it", async (t) => {
+  const config = loadConfig({ PORTOLAN_PORT_OFFSET: '10000', PORTOLAN_LOGIN_PORT: '9301' });
+  t.same(config.ports, { gateway: 18080, mapping: 18081, device: 18100, central: 18200, diagnostics: 18300, login: 9301 });
+  t.equal(config.portOffset, 10000);
+  t.equal(config.registrationHost, 'localhost:18080', 'the registration host follows the moved gateway');
+  t.same(loadConfig({ PORTOLAN_PORT_OFFSET: '-1000' }).ports.central, 7200, 'a negative offset');
+  t.same(loadConfig({ PORTOLAN_PORT_OFFSET: '5', PORTOLAN_MAPPING_PORT: '0' }).ports.mapping, 0, 'a role set to 0 still picks a free port');
+});
+
+t.test('the offset is the file key portOffset; the environment wins over the file, a port in the file over the offset', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'portolan-config-'));
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify({ portOffset: 200, ports: { device: 9100 } }));
+  t.same(loadConfig({ PORTOLAN_CONFIG: file }).ports, {
+    gateway: 8280,
+    mapping: 8281,
+    device: 9100,
+    central: 8400,
+    diagnostics: 8500,
+    login: 8501,
+  });
+  t.equal(loadConfig({ PORTOLAN_CONFIG: file, PORTOLAN_PORT_OFFSET: '1' }).ports.gateway, 8081);
+});
+
+t.test('an offset that moves a role out of 1..65535 is one line naming the offset and the role', async (t) => {
+  const error = t.throws(() => loadConfig({ PORTOLAN_PORT_OFFSET: '57300' })) as ConfigError;
+  t.same(error.problems, [
+    "PORTOLAN_PORT_OFFSET 57300 puts the diagnostics role on port 65600, outside 1..65535: choose an offset that keeps every role's port in range, or set PORTOLAN_DIAGNOSTICS_PORT",
+  ]);
+  t.throws(() => loadConfig({ PORTOLAN_PORT_OFFSET: '1.5' }), /PORTOLAN_PORT_OFFSET must be integer, got '1.5'/);
+  t.equal(loadConfig({ PORTOLAN_PORT_OFFSET: '57000' }).ports.login, 65301, 'the last port in range is fine');
 });

@@ -21,6 +21,8 @@ import { systemTimers, type Timers } from '../lib/timers.ts';
 import { createRoleApp, type RoleApp, type RoleInterface } from '../server/role-app.ts';
 import { createRoleServer, type RoleServer } from '../server/http-adapter.ts';
 import { createReferencePages } from '../server/reference-pages.ts';
+import { roleMapStage, type RoleMapSource } from '../server/role-map.ts';
+import { registrationPageCors } from '../gateway/registration-route.ts';
 import { createGatewayStages } from '../gateway/gateway-stages.ts';
 import { createGatewayParts, type GatewayParts } from '../gateway/gateway-role.ts';
 import type { CounterStore } from '../gateway/rate-limit/index.ts';
@@ -141,6 +143,17 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     sessionLifetimeSeconds: config.registrationSessionLifetimeSeconds,
   };
 
+  // Where each role listens: the port it got here, else its configured one (a role of another process).
+  const portOf = (role: RoleName) => roles.find((running) => running.role === role)?.port;
+  const rolePorts = () => Object.fromEntries(ROLE_NAMES.map((r) => [r, portOf(r) ?? config.ports[r]]));
+  // The role map every role answers: the roles of this process, read per request.
+  const roleMapSource: RoleMapSource = {
+    kind: 'reference',
+    registrationHost: () => (portOf('gateway') === undefined ? null : registrationRoute.host),
+    roles: () =>
+      roles.map((r) => ({ role: r.role, port: r.port, docs: config.referencePages, interfaces: r.app.specs.map((s) => s.name) })),
+  };
+
   const roleChecks = new Map<string, HealthCheck[]>();
   const lifecycles: { role: RoleName; start(): Promise<void>; stop(): Promise<void> }[] = [];
   const started: { stop(): Promise<void> }[] = [];
@@ -198,11 +211,36 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
         logger: deps.logger,
         interfaces: served.filter((s) => s.runtime.operations.some((op) => op.roles.includes(role))),
       });
-      const stages: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
-      // Its /docs links every other role's page: at the port it listens on here, else its configured one.
-      const rolePorts = () =>
-        Object.fromEntries(ROLE_NAMES.map((r) => [r, roles.find((running) => running.role === r)?.port ?? config.ports[r]]));
-      const referencePages = config.referencePages ? createReferencePages({ role, specs: app.specs, rolePorts }) : undefined;
+      const own: readonly Stage[] = role === 'gateway' ? await gatewayStages(app) : [(request) => app.handle(request)];
+      // The role map first (before the gateway's pool), then, with the reference pages on, the CORS the
+      // gateway's page needs to try registration at the registration host; then the role's own stages.
+      const stages: readonly Stage[] = [
+        roleMapStage(roleMapSource, app.renderError),
+        ...(role === 'gateway' && config.referencePages
+          ? [registrationPageCors(registrationRoute, () => portOf('gateway') ?? 0, own)]
+          : []),
+        ...own,
+      ];
+      const referencePages = config.referencePages
+        ? createReferencePages({
+            role,
+            specs: app.specs,
+            rolePorts,
+            authorization: {
+              adminUser: config.adminUser,
+              registrationAccessProfile: config.registrationAccessProfile,
+            },
+            ...(role === 'gateway'
+              ? {
+                  registration: () => ({
+                    host: registrationRoute.host,
+                    path: registrationRoute.path,
+                    operationPath: registrationRoute.operationPath,
+                  }),
+                }
+              : {}),
+          })
+        : undefined;
       const server = createRoleServer({
         role,
         stages,

@@ -1,9 +1,11 @@
-// The `portolan` command (src/cli/main.ts loads it once the compile cache is on), on commander: `start`
-// here; the others are their own modules' commands, loaded only when asked for (a start loads none of
-// them) and given their arguments untouched (each parses and documents its own, `--help` included).
-// The reference system is loaded by `start` alone (`portolan mock` does not pay for it), and a bare
-// `portolan start`, as a service manager runs it, is started without loading commander (~20 ms).
+// The `portolan` command (bin/portolan.js, or src/cli/main.ts, loads it once the compile cache is on), on
+// commander in the house style of usage.ts: `start` here; the others are their own modules' commands, loaded
+// only when asked for (a start loads none of them) and given their arguments untouched (each parses and
+// documents its own, `--help` included). The reference system is loaded by `start` alone (`portolan mock`
+// does not pay for it), and a bare `portolan start`, as a service manager runs it, is started without
+// loading commander (~20 ms).
 import type { Setting } from '../lib/config.ts';
+import type { TextOut } from './usage.ts';
 
 type Io = { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; stdin: NodeJS.ReadStream; env: NodeJS.ProcessEnv };
 /** For commands that write whole texts (their own newlines included). */
@@ -13,89 +15,67 @@ const lineIo = (io: Io) => ({
   env: io.env,
 });
 
-/** `start --help`'s list of settings (the settings are the reference system's: loaded for this help only). */
+/** `start --help`'s list of settings, in commander's layout (the settings are the reference system's: loaded for this help only). */
 async function settingsHelp(): Promise<string> {
-  const [{ CONFIG_FILE_ENV }, { SETTINGS }] = await Promise.all([import('../lib/config.ts'), import('../app/config.ts')]);
+  const [{ CONFIG_FILE_ENV }, { SETTINGS }, { Help }] = await Promise.all([
+    import('../lib/config.ts'),
+    import('../app/config.ts'),
+    import('commander'),
+  ]);
+  const help = new Help();
+  help.helpWidth = HELP_WIDTH;
+  // Names up to 32 characters have their description beside them; a longer one has it on the next line.
+  const width = 32;
+  const items = SETTINGS.map((s: Setting) => {
+    const description = `${s.description} (default: ${String(s.default)})`;
+    if (s.env.length <= width) return help.formatItem(s.env, width, description, help);
+    return `  ${s.env}\n${help.formatItem('', width, description, help).replace(/^ +/, ' '.repeat(width + 4))}`;
+  });
   return `
 Settings: environment variables, or the same keys in a JSON file named by ${CONFIG_FILE_ENV}
 (nested keys as objects, e.g. {"ports": {"mapping": 9081}}); the environment wins.
-${SETTINGS.map((s: Setting) => `  ${s.env.padEnd(34)} ${s.description} (default: ${String(s.default)})`).join('\n')}
+${items.join('\n')}
 `;
 }
+
+/** The width help is laid out for (usage.ts's default). */
+const HELP_WIDTH = 100;
 
 /** The commands that parse their own arguments: name, one-line description, and how to run them. */
 const DELEGATED: readonly { name: string; summary: string; run: (args: string[], io: Io) => Promise<number> }[] = [
   {
     name: 'mock',
-    summary: 'Mock every role from the specs with Prism, in one process (portolan mock --help).',
+    summary: 'Mock every role from the specs with Prism, in one process.',
     run: async (args, io) => (await import('../../mocks/cli.ts')).runMockCommand(args, lineIo(io)),
   },
   {
     name: 'conformance',
-    summary: 'Check a target (the reference, a mock, your build) against the specs (portolan conformance --help).',
+    summary: 'Check a running service (the reference system, a mock, your own build) against the specs.',
     run: async (args, io) => (await import('../../conformance/cli.ts')).main(args, lineIo(io)),
   },
   {
     name: 'spec-diff',
-    summary: 'List breaking and other changes of the specs since a git ref (portolan spec-diff --help).',
-    // spec-diff writes one line per call, without its newline.
-    run: async (args, io) =>
-      (await import('../spec-diff/cli.ts')).runSpecDiffCommand(args, {
-        stdout: (line) => void io.stdout.write(`${line}\n`),
-        stderr: (line) => void io.stderr.write(`${line}\n`),
-        env: io.env,
-        cwd: process.cwd(),
-      }),
+    summary:
+      'Compare two versions of the specs (git refs or two files): every change by operation as breaking, warning or info; fails on a breaking change without a major bump.',
+    run: async (args, io) => (await import('../spec-diff/cli.ts')).runSpecDiffCommand(args, { ...lineIo(io), cwd: process.cwd() }),
   },
   {
     name: 'generate',
-    summary: 'Regenerate the SDKs and compiled contracts in generated/ from specs/ (in a checkout of Portolan).',
-    run: runGenerate,
+    summary:
+      'Regenerate the SDKs and compiled contracts in generated/ from specs/, once or on every save (--watch); in a checkout of Portolan.',
+    run: async (args, io) => (await import('./generate-command.ts')).runGenerateCommand(args, lineIo(io)),
   },
   {
     name: 'users',
-    summary: 'Manage users: users add|passwd|remove|list [--profile <name>] <username> (portolan users --help).',
+    summary: 'Add, change, remove and list users (the administrative account, registration users).',
     run: async (args, io) => (await import('./users.ts')).runUsersCommand(args, io),
   },
   {
     name: 'snapshot',
-    summary: 'Client of the snapshot diagnostics API: upload|wait|hits|report|list|delete|delete-all (portolan snapshot --help).',
+    summary: 'Upload snapshots to the diagnostics service, wait for them, read their hits and reports.',
     run: async (args, io) => (await import('./snapshot.ts')).runSnapshotCommand(args, io),
   },
 ];
-
-async function runGenerate(args: string[], io: Io): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write(
-      'Usage: portolan generate [interface...]\n\nRegenerates generated/<interface>/ (types, SDK, compiled contract) from specs/<interface>.yaml, all interfaces when none is named, and the catalog of interfaces and the client runtime the SDKs share.\n',
-    );
-    return 0;
-  }
-  let generator: typeof import('../generate/index.ts');
-  try {
-    generator = await import('../generate/index.ts');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    io.stderr.write(
-      'portolan generate runs in a checkout of Portolan (it needs src/generate/ and the devDependency @hey-api/openapi-ts): git clone, npm ci, then npm run generate.\n',
-    );
-    return 2;
-  }
-  // The specs on disk, not the last generated catalog: a new spec is generated before the catalog knows it.
-  const catalog = generator.readSpecCatalog();
-  if (catalog.problems.length > 0) {
-    io.stderr.write(`${catalog.problems.join('\n')}\n`);
-    return 2;
-  }
-  const known = catalog.entries.map((e) => e.name);
-  const unknown = args.filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    io.stderr.write(`Unknown interface ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${known.join(', ')}.\n`);
-    return 2;
-  }
-  for (const name of await generator.generate(undefined, args)) io.stdout.write(`generated/${name}\n`);
-  return 0;
-}
 
 /** `portolan start`: every configured role, until SIGINT or SIGTERM. Resolves once running; 2 when it cannot start. */
 async function start(io: Io): Promise<number> {
@@ -104,7 +84,7 @@ async function start(io: Io): Promise<number> {
     { createLogger },
     { systemClock },
     { systemTimers },
-    { ROLE_DEFINITIONS },
+    { startBanner },
     { startSystem },
     { explainStartFailure },
     { compactWhenIdle },
@@ -113,7 +93,7 @@ async function start(io: Io): Promise<number> {
     import('../lib/logger.ts'),
     import('../lib/clock.ts'),
     import('../lib/timers.ts'),
-    import('../lib/roles.ts'),
+    import('./banner.ts'),
     import('../app/system.ts'),
     import('./failures.ts'),
     import('./idle-compaction.ts'),
@@ -138,8 +118,7 @@ async function start(io: Io): Promise<number> {
     io.stderr.write(`${line}\n`);
     return 2;
   }
-  for (const { role, url } of system.roles) io.stdout.write(`${role.padEnd(12)} ${url}  (${ROLE_DEFINITIONS[role].seed})\n`);
-  io.stdout.write('Portolan is running. Ctrl-C stops it.\n');
+  io.stdout.write(startBanner(system.roles, { docs: config.referencePages }));
   // The start's young generation given back once the process idles (idle-compaction.ts: ~30 MB of RSS).
   const cancelCompaction = compactWhenIdle({ timers: systemTimers });
   let stopping = false;
@@ -165,26 +144,44 @@ async function start(io: Io): Promise<number> {
 
 /**
  * Runs `portolan <argv>`; resolves with the exit code (a started system keeps the process alive).
- * Usage errors (unknown command or option) are one line and exit 2.
+ * Usage errors (unknown command or option) are one line and the pointer to --help, exit 2.
+ *
+ * @example
+ * process.exitCode = await runPortolan(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
  */
 export async function runPortolan(argv: readonly string[], io: Io): Promise<number> {
   if (argv.length === 1 && argv[0] === 'start') return start(io);
-  const { Command, CommanderError } = await import('commander');
+  const [{ portolanCommand, runCommandLine, usageError }, { packageVersion }] = await Promise.all([
+    import('./usage.ts'),
+    import('../lib/version.ts'),
+  ]);
+  const out: TextOut = lineIo(io);
+  // `portolan help <command>` is `portolan <command> --help`: the commands below document themselves.
+  if (argv[0] === 'help' && argv.length === 2 && argv[1] !== 'start') {
+    const delegated = DELEGATED.find((command) => command.name === argv[1]);
+    if (!delegated) return usageError('', out, `unknown command '${argv[1]}'`);
+    return delegated.run(['--help'], io);
+  }
   // Only `start`'s help lists the settings (`portolan start --help`, `portolan help start`).
   const startHelp = argv[0] === 'start' || argv[0] === 'help' ? await settingsHelp() : '';
   let code = 0;
-  const program = new Command('portolan')
+  const program = portolanCommand('', out, () => HELP_WIDTH)
     .description(
-      'Contract-first toolkit for a traffic-management service: the reference system, mocks, conformance, SDK generation and spec checks.',
+      'Contract-first toolkit for a traffic-management service: the reference system, mocks, conformance checks, SDK generation and spec comparison.',
     )
+    .version(packageVersion(), '-V, --version', 'print the version of Portolan')
     .enablePositionalOptions()
-    .exitOverride()
-    .showSuggestionAfterError()
-    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
-    .addHelpText('after', "\nRun `portolan <command> --help` for a command's own options.");
+    // The commands by name: each one's own --help says its arguments.
+    .configureHelp({ subcommandTerm: (command) => command.name() })
+    .addHelpText(
+      'after',
+      "\nRun 'portolan <command> --help' for a command's options.\nTo begin: 'portolan start' runs the reference system and prints each role's URL and its reference pages (/docs).",
+    );
   program
     .command('start')
-    .description('Start the roles of the reference system (gateway, mapping, device, central, diagnostics, login), each on its own port.')
+    .description(
+      'Start the reference system: its roles (gateway, mapping, device, central, diagnostics, login), each on its own port, until Ctrl-C or SIGTERM.',
+    )
     .addHelpText('after', startHelp)
     .action(async () => {
       code = await start(io);
@@ -202,12 +199,5 @@ export async function runPortolan(argv: readonly string[], io: Io): Promise<numb
         code = await command.run(args, io);
       });
   }
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    // `--help` exits 0; a usage error (no command, `error: unknown command 'x'`, already written to stderr) 2.
-    return error.exitCode === 0 ? 0 : 2;
-  }
-  return code;
+  return runCommandLine(program, argv, () => code);
 }

@@ -1,13 +1,17 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { findFreePorts } from '../lib/free-ports.ts';
 import { fileURLToPath } from 'node:url';
 import { ROLE_NAMES } from '../lib/roles.ts';
+import { INTERFACES } from '../lib/spec-catalog.ts';
+import { ALL_MIGRATIONS } from '../app/modules.ts';
+import { runPortolan } from './commands.ts';
 import { tempSqliteUrl } from '../app/test-system.ts';
 
 const main = fileURLToPath(new URL('main.ts', import.meta.url));
@@ -36,7 +40,12 @@ t.test('start serves every role, prints each URL, and stops cleanly on SIGTERM',
     const response = await fetch(`${urls[role]}/no/such/path`);
     t.equal(response.status, 404, `${role} answers over HTTP`);
     await response.arrayBuffer();
+    t.match(out, new RegExp(`^${role} +${urls[role]} +docs: ${urls[role]}/docs$`, 'm'), `the banner links ${role}'s reference pages`);
+    const docs = await fetch(`${urls[role]}/docs`);
+    t.equal(docs.status, 200, `${role}'s /docs answers`);
+    await docs.arrayBuffer();
   }
+  t.match(out, /^Portolan is running\. Press Ctrl-C to stop it\.$/m, 'the banner says how to stop');
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   t.equal(code, 0, 'exit code 0');
@@ -130,23 +139,88 @@ t.test('PostgreSQL refusing the connection is one line naming PORTOLAN_DATABASE,
   t.notMatch(err, /s3cret-pw|\n\s+at /, 'no password, no stack trace');
 });
 
-t.test('usage errors are one line and exit 2; --help works on every command', async (t) => {
-  const unknown = await run(['strat']);
-  t.equal(unknown.code, 2);
-  t.match(unknown.err, /^error: unknown command 'strat'\n\(Did you mean start\?\)\n$/);
-  const flag = await run(['start', '--bogus']);
-  t.equal(flag.code, 2);
-  t.equal(flag.err, "error: unknown option '--bogus'\n");
+/** Runs `portolan <args>` in this process (commands that parse and print, and start nothing): code and both outputs. */
+async function inProcess(args: string[]) {
+  let out = '';
+  let err = '';
+  const stream = (add: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        add(String(chunk));
+        done();
+      },
+    }) as unknown as NodeJS.WriteStream;
+  const code = await runPortolan(args, {
+    stdout: stream((text) => (out += text)),
+    stderr: stream((text) => (err += text)),
+    stdin: process.stdin,
+    env: { ...process.env, PORTOLAN_LOG_LEVEL: 'silent' },
+  });
+  return { code, out, err };
+}
+
+t.test('a usage error is one line and the pointer to --help, exit 2; --help works on every command', async (t) => {
+  const run = inProcess;
+  const usage = (name: string, what: string) =>
+    `portolan${name ? ` ${name}` : ''}: ${what}\nRun 'portolan${name ? ` ${name}` : ''} --help' for usage.\n`;
+  t.same(await run(['strat']), { code: 2, out: '', err: usage('', "unknown command 'strat' (Did you mean start?)") });
+  t.same(await run(['--bogus']), { code: 2, out: '', err: usage('', "unknown option '--bogus'") });
+  t.same(await run(['help', 'strat']), { code: 2, out: '', err: usage('', "unknown command 'strat'") });
+  t.same(await run(['start', '--bogus']), { code: 2, out: '', err: usage('start', "unknown option '--bogus'") });
+  t.same(await run(['start', 'now']), {
+    code: 2,
+    out: '',
+    err: usage('start', "too many arguments for 'start'. Expected 0 arguments but got 1: now."),
+  });
+  t.same(await run(['generate', '--wacth']), {
+    code: 2,
+    out: '',
+    err: usage('generate', "unknown option '--wacth' (Did you mean --watch?)"),
+  });
+  t.same(await run(['generate', 'nosuch']), {
+    code: 2,
+    out: '',
+    err: usage('generate', `unknown interface 'nosuch'; known: ${INTERFACES.map((i) => i.name).join(', ')}`),
+  });
+  t.same(await run(['users', 'ad', 'x']), { code: 2, out: '', err: usage('users', "unknown command 'ad' (Did you mean add?)") });
+  t.same(await run(['users', 'add']), { code: 2, out: '', err: usage('users add', "missing required argument 'username'") });
   for (const command of ['start', 'mock', 'conformance', 'spec-diff', 'generate', 'users', 'snapshot']) {
-    const help = await run([command, '--help']);
-    t.equal(help.code, 0, `${command} --help exits 0`);
-    t.match(help.out, /usage/i, `${command} --help prints a usage`);
-    t.equal(help.err, '', `${command} --help writes nothing on stderr`);
+    for (const args of [
+      [command, '--help'],
+      ['help', command],
+    ]) {
+      const help = await run(args);
+      t.equal(help.code, 0, `portolan ${args.join(' ')} exits 0`);
+      t.match(help.out, new RegExp(`^Usage: portolan ${command} `), `portolan ${args.join(' ')}: commander's layout on stdout`);
+      t.equal(help.err, '', `portolan ${args.join(' ')} writes nothing on stderr`);
+    }
+    const wrong = await run([command, '--no-such-option']);
+    t.same(
+      { code: wrong.code, err: wrong.err },
+      { code: 2, err: usage(command, "unknown option '--no-such-option'") },
+      `portolan ${command} --no-such-option: one line and the pointer`,
+    );
   }
 });
 
+t.test('--version and -V print the version of package.json', async (t) => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  t.same(await run(['--version']), { code: 0, out: `${version}\n`, err: '' });
+  t.same(await run(['-V']), { code: 0, out: `${version}\n`, err: '' });
+});
+
+t.test('portolan alone prints its help on stdout, listing every command', async (t) => {
+  const { code, out, err } = await run([]);
+  t.equal(code, 0);
+  t.equal(err, '');
+  t.match(out, /^Usage: portolan \[options\] \[command\]\n/);
+  for (const command of ['start', 'mock', 'conformance', 'spec-diff', 'generate', 'users', 'snapshot'])
+    t.match(out, new RegExp(`\n  ${command} +\\S`), `lists ${command}`);
+  t.match(out, /-V, --version/);
+});
+
 t.test(
-  'logs are JSON lines when stdout is not a terminal, readable lines with PORTOLAN_LOG_FORMAT=pretty; healthy probes at debug',
+  'logs: one line per request at info (JSON lines off a terminal, their shape unchanged; one readable line with PORTOLAN_LOG_FORMAT=pretty), the database one line, healthy probes at debug',
   async (t) => {
     const startAndStop = async (format: string) => {
       const env = {
@@ -166,25 +240,53 @@ t.test(
       while (!out.includes('Portolan is running')) await once(child.stdout, 'data');
       const url = /^mapping\s+(http:\/\/\S+)/m.exec(out)![1]!;
       await (await fetch(`${url}/health`)).arrayBuffer();
-      await (await fetch(`${url}/no/such/path`)).arrayBuffer();
+      await (await fetch(`${url}/no/such/path?token=s3cret-query`)).arrayBuffer();
       child.kill('SIGTERM');
       await once(child, 'exit');
-      return out.split('\n').filter((line) => /database opened|"msg":"request"|INFO.*request|DEBUG/.test(line));
+      return out.split('\n').filter(Boolean);
     };
     const json = await startAndStop('auto');
-    t.ok(json.length >= 2 && json.every((line) => JSON.parse(line).msg), 'JSON lines (stdout is a pipe here)');
+    const records = json.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = records.filter((r) => r.msg === 'request');
     t.same(
-      json.filter((line) => line.includes('"request"')).map((line) => JSON.parse(line).status),
+      requests.map((r) => r.status),
       [404],
-      'the 404 is logged at info; the healthy /health probe is not',
+      'JSON lines (stdout is a pipe here): the 404 is logged at info; the healthy /health probe is not',
     );
+    t.same(
+      Object.keys(requests[0] ?? {}),
+      ['level', 'time', 'pid', 'hostname', 'name', 'role', 'requestId', 'method', 'status', 'ms', 'msg'],
+      "an access line's fields, as before",
+    );
+    const databaseLine = `database ready: ${ALL_MIGRATIONS.length} migrations applied`;
+    t.same(
+      records.filter((r) => /database|migration/.test(String(r.msg))).map((r) => r.msg),
+      [databaseLine],
+      'one database line for the whole schema',
+    );
+
     const pretty = await startAndStop('pretty');
-    t.ok(pretty.length >= 2, 'the same lines');
-    t.match(pretty.join('\n'), /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: database opened/m, 'a readable line: time, level, message');
-    t.notOk(
-      pretty.some((line) => line.startsWith('{')),
-      'no JSON line',
+    const before = pretty.slice(
+      0,
+      pretty.findIndex((line) => line.startsWith('mapping ')),
     );
+    t.same(
+      before.filter((line) => /database|migration/.test(line)).map((line) => line.replace(/^\[[\d:.]+\] /, '').replace(/ \{.*$/, '')),
+      [`INFO: ${databaseLine}`],
+      'before the banner: one database line',
+    );
+    const access = pretty.filter((line) => line.includes(' id='));
+    t.equal(access.length, 1, 'one line for the one request logged at info');
+    t.match(
+      access[0],
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: mapping GET \/no\/such\/path 404 \d+(\.\d+)? ms id=[\w-]+$/,
+      'time, level, role, method, path (without its query), status, ms, request id',
+    );
+    t.notOk(
+      pretty.some((line) => line.startsWith('{') || line.startsWith(' ')),
+      'every record on one line: no JSON line, no indented continuation',
+    );
+    t.notMatch(pretty.join('\n'), 's3cret-query', 'no query string in the log');
   },
 );
 
@@ -203,10 +305,4 @@ t.test('an address the machine does not have stops the start in one line before 
   );
   t.equal(out, '');
   t.same(readdirSync(dir), []);
-});
-
-t.test('portolan with no command prints its usage on stderr and exits 2', async (t) => {
-  const { code, err } = await run([]);
-  t.equal(code, 2);
-  t.match(err, /^Usage: portolan \[options\] \[command\]/);
 });

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The `portolan` command. `npm start` runs `portolan start`: every role of the reference system.
+// The `portolan` command's TypeScript entry: bin/portolan.js loads it in a checkout (its build,
+// dist/src/cli/main.js, in the package), and `npm start` runs it as `portolan start`: every role of the
+// reference system.
 // Node's compile cache (V8 code and type-stripped TypeScript, on disk, keyed by content) is switched on
 // before anything else loads: from the second start on it saves about 200 ms of a start. It must be on
 // before the modules are compiled, hence the dynamic import.

@@ -1,5 +1,7 @@
 // The commands of `portolan snapshot` (upload, wait, hits, report, list, delete, delete-all): each opens a
 // session, makes its calls on the generated SDK and prints what it got, or answers the one-line failure.
+// Results go to stdout (an id alone, a table, a report, or with --json one JSON document), messages and
+// progress to stderr, so a script can read stdout as it is.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -28,7 +30,7 @@ import {
   type Failure,
   type SnapshotSession,
 } from './snapshot-session.ts';
-import { progressBar, uploadSnapshotStream } from './snapshot-upload.ts';
+import { pollProgress, progressBar, uploadSnapshotStream } from './snapshot-upload.ts';
 
 const REPORT_TYPES = { pdf: 'application/pdf', csv: 'text/csv' } as const;
 const IMPORTANCE_ORDER = ['critical', 'high', 'medium', 'low'];
@@ -45,12 +47,24 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 export type Outcome = Failure | undefined;
 export type PollOptions = { interval: number; maxPolls: number };
-export type Context = { io: SnapshotIo; out: (line: string) => void; sleep: (ms: number) => Promise<void> };
+export type Context = {
+  io: SnapshotIo;
+  /** One line of result on stdout. */
+  out: (line: string) => void;
+  /** One line of message on stderr. */
+  err: (line: string) => void;
+  sleep: (ms: number) => Promise<void>;
+  /** `--target`: any role's URL of a running system, whose role map names the two roles. */
+  target?: string;
+};
 
 async function connect(context: Context): Promise<SnapshotSession | Failure> {
-  const decoded = snapshotSettings(context.io.env);
+  const decoded = await snapshotSettings(context.io.env, context.target === undefined ? {} : { target: context.target });
   return decoded.ok ? openSession(decoded.settings) : decoded;
 }
+
+/** One JSON document on stdout. */
+const printJson = (context: Context, document: unknown) => context.out(JSON.stringify(document, null, 2));
 
 /** The processing messages of a failed snapshot's record (JSON, or XML `<message>` elements). */
 function processingMessages(body: unknown): string[] {
@@ -71,11 +85,11 @@ function statusFailure(what: string, id: string, response: Response, body: unkno
   return unexpected(what, response, body);
 }
 
-/** `upload <file>`: streams the archive, prints the new id and link; then the description and the wait when asked. */
+/** `upload <file>`: streams the archive and prints the new id alone (or JSON); then the description and the wait when asked. */
 export async function upload(
   context: Context,
   file: string,
-  options: { wait?: boolean; description?: string } & PollOptions,
+  options: { wait?: boolean; description?: string; json?: boolean } & PollOptions,
 ): Promise<Outcome> {
   const size = await stat(file).then(
     (info) => (info.isFile() ? info.size : 'not a file'),
@@ -96,45 +110,114 @@ export async function upload(
     body.destroy();
   }
   if (!uploaded.ok) return uploaded;
-  context.out(`snapshot ${uploaded.id} uploaded: ${uploaded.location}`);
+  const { id, location } = uploaded;
+  // The id first, alone: a script has it even when a later step fails.
+  if (!options.json) context.out(id);
+  context.err(`snapshot ${id} uploaded: ${location}`);
+  const document: Record<string, unknown> = { id, location };
+  const outcome = await describeAndWait(context, session, id, options, document);
+  if (options.json) printJson(context, document);
+  return outcome;
+}
+
+/** After an upload: sets the description, then waits, when asked; what they found goes into `document`. */
+async function describeAndWait(
+  context: Context,
+  session: SnapshotSession,
+  id: string,
+  options: { wait?: boolean; description?: string } & PollOptions,
+  document: Record<string, unknown>,
+): Promise<Outcome> {
   if (options.description !== undefined) {
     const result = answer(
-      await updateSnapshot({ client: session.api, path: { snapshotId: uploaded.id }, body: { description: options.description } }),
+      await updateSnapshot({ client: session.api, path: { snapshotId: id }, body: { description: options.description } }),
       'setting the description',
       session.settings,
     );
     if (!result.ok) return result;
     if (result.response.status !== 200 && result.response.status !== 202)
-      return statusFailure(`setting the description of snapshot ${uploaded.id}`, uploaded.id, result.response, result.error);
-    context.out(`snapshot ${uploaded.id}: description set`);
+      return statusFailure(`setting the description of snapshot ${id}`, id, result.response, result.error);
+    document.description = options.description;
+    context.err(`snapshot ${id}: description set`);
   }
-  return options.wait ? waitFor(context, session, uploaded.id, options) : undefined;
+  if (!options.wait) return undefined;
+  const waited = await waitFor(context, session, id, options);
+  Object.assign(document, waited.state);
+  return waited.outcome;
 }
 
-/** Polls the snapshot every `interval` seconds while it answers 202, at most `maxPolls` times. */
-async function waitFor(context: Context, session: SnapshotSession, id: string, polls: PollOptions): Promise<Outcome> {
-  for (let poll = 1; ; poll++) {
-    const result = answer(await getSnapshot({ client: session.api, path: { snapshotId: id } }), `reading snapshot ${id}`, session.settings);
-    if (!result.ok) return result;
-    const { status } = result.response;
-    if (status === 200) {
-      const record = result.data as Partial<Snapshot>;
-      const device = [record.hostname, record.chassis_serial && `chassis ${record.chassis_serial}`]
-        .filter(Boolean)
-        .map((text) => oneLine(String(text), 120));
-      context.out(`snapshot ${id} is ready${device.length > 0 ? `: ${device.join(', ')}` : ''}`);
-      return undefined;
+/** Where a wait ended: ready (the record), failed (422: the record and its messages), or still processing. */
+type WaitState =
+  | { status: 'ready'; polls: number; snapshot: unknown }
+  | { status: 'failed'; polls: number; messages: string[]; snapshot?: unknown }
+  | { status: 'processing'; polls: number };
+
+/**
+ * Polls the snapshot every `interval` seconds while it answers 202, at most `maxPolls` times, showing
+ * progress on stderr. The state it ended in (none when the role could not be asked), and the failure.
+ */
+async function waitFor(
+  context: Context,
+  session: SnapshotSession,
+  id: string,
+  polls: PollOptions,
+): Promise<{ state?: WaitState; outcome: Outcome }> {
+  const progress = pollProgress(context.io, id, polls.maxPolls, context.err);
+  try {
+    for (let poll = 1; ; poll++) {
+      const result = answer(
+        await getSnapshot({ client: session.api, path: { snapshotId: id } }),
+        `reading snapshot ${id}`,
+        session.settings,
+      );
+      if (!result.ok) return { outcome: result };
+      const { status } = result.response;
+      if (status === 200) {
+        progress.done();
+        const record = result.data as Partial<Snapshot>;
+        const device = [record.hostname, record.chassis_serial && `chassis ${record.chassis_serial}`]
+          .filter(Boolean)
+          .map((text) => oneLine(String(text), 120));
+        context.err(`snapshot ${id} is ready${device.length > 0 ? `: ${device.join(', ')}` : ''}`);
+        return { state: { status: 'ready', polls: poll, snapshot: record }, outcome: undefined };
+      }
+      if (status === 422) {
+        progress.done();
+        const body = result.error;
+        return {
+          state: {
+            status: 'failed',
+            polls: poll,
+            messages: processingMessages(body),
+            ...(typeof body === 'object' && body !== null ? { snapshot: body } : {}),
+          },
+          outcome: statusFailure(`reading snapshot ${id}`, id, result.response, body),
+        };
+      }
+      if (status !== 202) return { outcome: statusFailure(`reading snapshot ${id}`, id, result.response, result.error) };
+      const processing = (result.error ?? result.data) as { processing_status?: unknown } | undefined;
+      progress.poll(poll, oneLine(String(processing?.processing_status ?? 'PROCESSING'), 40));
+      if (poll >= polls.maxPolls) {
+        progress.done();
+        return {
+          state: { status: 'processing', polls: poll },
+          outcome: failure(`snapshot ${id} still processing after ${poll} polls`, EXIT.stillProcessing),
+        };
+      }
+      await context.sleep(Math.round(polls.interval * 1000));
     }
-    if (status !== 202) return statusFailure(`reading snapshot ${id}`, id, result.response, result.error);
-    if (poll >= polls.maxPolls) return failure(`snapshot ${id} still processing after ${poll} polls`, EXIT.stillProcessing);
-    await context.sleep(Math.round(polls.interval * 1000));
+  } finally {
+    progress.done();
   }
 }
 
-/** `wait <id>`: polls until the snapshot is processed (exit 3 when polling runs out). */
-export async function wait(context: Context, id: string, polls: PollOptions): Promise<Outcome> {
+/** `wait <id>`: polls until the snapshot is processed (exit 3 when polling runs out); with --json, where it ended. */
+export async function wait(context: Context, id: string, options: PollOptions & { json?: boolean }): Promise<Outcome> {
   const session = await connect(context);
-  return session.ok ? waitFor(context, session, id, polls) : session;
+  if (!session.ok) return session;
+  const waited = await waitFor(context, session, id, options);
+  if (options.json && waited.state) printJson(context, { id, ...waited.state });
+  return waited.outcome;
 }
 
 /** The diagnostics as a plain-text table, most important first (rule order within one importance). */
@@ -165,8 +248,9 @@ export function hitsTable(diagnostics: readonly Diagnostic[], options: { withRes
   );
 }
 
-/** `hits <id>`: the diagnostics of a processed snapshot as a table. */
-export async function hits(context: Context, id: string, set: 'hit' | 'miss' | 'all'): Promise<Outcome> {
+/** `hits <id>`: the diagnostics of a processed snapshot as a table; with --json the role's answer with the id. */
+export async function hits(context: Context, id: string, options: { set: 'hit' | 'miss' | 'all'; json?: boolean }): Promise<Outcome> {
+  const { set } = options;
   const session = await connect(context);
   if (!session.ok) return session;
   const what = `reading the diagnostics of snapshot ${id}`;
@@ -181,6 +265,10 @@ export async function hits(context: Context, id: string, set: 'hit' | 'miss' | '
   const output = result.data as DiagnosticOutput | undefined;
   if (!Array.isArray(output?.diagnostics?.diagnostic))
     return failure(`${what} failed: the diagnostics role answered 200 without diagnostics JSON`);
+  if (options.json) {
+    printJson(context, { id, ...output });
+    return undefined;
+  }
   const hostname = output.system_information?.hostname ?? '';
   const { hit_count: hitCount, miss_count: missCount } = output.diagnostics;
   context.out(
@@ -195,15 +283,21 @@ export async function hits(context: Context, id: string, set: 'hit' | 'miss' | '
   return undefined;
 }
 
+/** Copies a body to `sink` and counts its bytes; `end: false` leaves stdout open. */
+async function copyBody(body: ReadableStream<Uint8Array> | null, sink: Writable, end: boolean): Promise<number> {
+  const source = body ? Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]);
+  let bytes = 0;
+  const counter = new PassThrough();
+  counter.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  await pipeline(source, counter, sink, { end });
+  return bytes;
+}
+
 /** Streams a body into `out` through a temporary file, so a failed download leaves no partial report. */
 async function download(body: ReadableStream<Uint8Array> | null, out: string): Promise<{ ok: true; bytes: number } | Failure> {
   const part = `${out}.${process.pid}.part`;
-  let bytes = 0;
   try {
-    const source = body ? Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]);
-    const counter = new PassThrough();
-    counter.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    await pipeline(source, counter, createWriteStream(part, { flags: 'wx' }));
+    const bytes = await copyBody(body, createWriteStream(part, { flags: 'wx' }), true);
     await rename(part, out);
     return { ok: true, bytes };
   } catch (error) {
@@ -212,12 +306,23 @@ async function download(body: ReadableStream<Uint8Array> | null, out: string): P
   }
 }
 
-/** `report <id>`: downloads the PDF or CSV report to a file (nothing partial is left on failure). */
-export async function report(
-  context: Context,
-  id: string,
-  options: { format: keyof typeof REPORT_TYPES; out: string; set?: 'hit' | 'miss' | 'all' },
-): Promise<Outcome> {
+/** Streams a body to stdout; a reader that stops early (`| head`) ends the copy, not the command. */
+async function toStdout(body: ReadableStream<Uint8Array> | null, stdout: Writable): Promise<{ ok: true; bytes: number } | Failure> {
+  try {
+    return { ok: true, bytes: await copyBody(body, stdout, false) };
+  } catch (error) {
+    if (errorCode(error) === 'EPIPE') return { ok: true, bytes: 0 };
+    return failure(`writing the report to stdout failed (${errorCode(error) ?? oneLine((error as Error).message, 120)})`);
+  }
+}
+
+export type ReportOptions = { format: keyof typeof REPORT_TYPES; out?: string; set?: 'hit' | 'miss' | 'all'; json?: boolean };
+
+/**
+ * `report <id>`: the PDF or CSV report, to `--out` (nothing partial left on failure) or else to stdout;
+ * with --json (and --out) what was written, as JSON.
+ */
+export async function report(context: Context, id: string, options: ReportOptions): Promise<Outcome> {
   const session = await connect(context);
   if (!session.ok) return session;
   const accept = REPORT_TYPES[options.format];
@@ -237,14 +342,19 @@ export async function report(
     await response.body?.cancel();
     return failure(`${what} failed: the diagnostics role answered ${oneLine(type || 'no Content-Type', 80)} instead of ${accept}`);
   }
+  if (options.out === undefined) {
+    const written = await toStdout(response.body, context.io.stdout);
+    return written.ok ? undefined : written;
+  }
   const written = await download(response.body, options.out);
   if (!written.ok) return written;
-  context.out(`wrote ${written.bytes} bytes (${accept}) to ${options.out}`);
+  context.err(`wrote ${written.bytes} bytes (${accept}) to ${options.out}`);
+  if (options.json) printJson(context, { id, format: options.format, contentType: accept, bytes: written.bytes, file: options.out });
   return undefined;
 }
 
-/** `list`: the account's snapshot ids, one a line. */
-export async function list(context: Context): Promise<Outcome> {
+/** `list`: the account's snapshot ids, one a line (with --json: `{"ids": [...]}`). */
+export async function list(context: Context, options: { json?: boolean } = {}): Promise<Outcome> {
   const session = await connect(context);
   if (!session.ok) return session;
   const result = answer(await listSnapshots({ client: session.api }), 'listing snapshots', session.settings);
@@ -252,12 +362,14 @@ export async function list(context: Context): Promise<Outcome> {
   if (result.response.status !== 200) return unexpected('listing snapshots', result.response, result.error);
   const ids = (result.data as { id?: unknown } | undefined)?.id;
   if (!Array.isArray(ids)) return failure('listing snapshots failed: the diagnostics role answered 200 without a JSON list of ids');
-  for (const id of ids) context.out(oneLine(String(id), 80));
+  const shown = ids.map((id) => oneLine(String(id), 80));
+  if (options.json) printJson(context, { ids: shown });
+  else for (const id of shown) context.out(id);
   return undefined;
 }
 
-/** `delete <id>` (one snapshot) and `delete-all` (`id` undefined). */
-export async function remove(context: Context, id: string | undefined): Promise<Outcome> {
+/** `delete <id>` (one snapshot) and `delete-all` (`id` undefined); with --json `{"deleted": [...]}`. */
+export async function remove(context: Context, id: string | undefined, options: { json?: boolean } = {}): Promise<Outcome> {
   const session = await connect(context);
   if (!session.ok) return session;
   const what = id === undefined ? 'deleting all snapshots' : `deleting snapshot ${id}`;
@@ -266,13 +378,12 @@ export async function remove(context: Context, id: string | undefined): Promise<
   const result = answer(await call, what, session.settings);
   if (!result.ok) return result;
   if (result.response.status !== 200) return unexpected(what, result.response, result.error);
-  if (id !== undefined) {
-    context.out(`snapshot ${id} deleted`);
-    return undefined;
-  }
-  const ids = (result.data?.id ?? []).map((deleted) => oneLine(String(deleted), 80));
-  context.out(
-    `${plural(ids.length, 'snapshot')} deleted${ids.length > 0 ? `: ${ids.join(' ')}` : ''} (the shared sample snapshot 0 stays)`,
-  );
+  const ids = id !== undefined ? [id] : (result.data?.id ?? []).map((deleted) => oneLine(String(deleted), 80));
+  if (options.json) printJson(context, { deleted: ids });
+  else if (id !== undefined) context.out(`snapshot ${id} deleted`);
+  else
+    context.out(
+      `${plural(ids.length, 'snapshot')} deleted${ids.length > 0 ? `: ${ids.join(' ')}` : ''} (the shared sample snapshot 0 stays)`,
+    );
   return undefined;
 }

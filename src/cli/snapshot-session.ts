@@ -1,16 +1,14 @@
-// `portolan snapshot`'s session with the snapshot diagnostics API (C): its settings from the environment,
-// the login at the login role (credentials never from the command line), and the one-line failures every
-// command shares (a role that does not answer, a status a command does not expect).
+// `portolan snapshot`'s session with the snapshot diagnostics API (C): where its two roles are (the settings of
+// `portolan start`, a running system's role map, or explicit URLs), the login at the login role (credentials
+// from the environment, never from the command line), and the one-line failures every command shares (a
+// role that does not answer, a status a command does not expect).
 import { createClient, type Client } from '../../generated/snapshots/client/index.ts';
 import { loginDiagnosticsUser } from '../../generated/snapshots/sdk.gen.ts';
+import { ConfigError } from '../lib/config.ts';
+import { discoverRoles, roleUrlsFromSettings } from '../lib/role-urls.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, stillProcessing: 3 } as const;
-export const DEFAULTS = {
-  diagnosticsUrl: 'http://127.0.0.1:8300',
-  loginUrl: 'http://127.0.0.1:8301',
-  intervalSeconds: 2,
-  maxPolls: 150,
-} as const;
+export const DEFAULTS = { intervalSeconds: 2, maxPolls: 150 } as const;
 
 const JSON_TYPE = 'application/vnd.vendor.diagnostics.api+json';
 export const SNAPSHOT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -26,32 +24,33 @@ export const failure = (message: string, code: number = EXIT.failed, status?: nu
   ...(status === undefined ? {} : { status }),
 });
 
-export type SnapshotSettings = { diagnosticsUrl: string; loginUrl: string; user: string; password: string; credentialVars: string };
+export type SnapshotSettings = {
+  diagnosticsUrl: string;
+  loginUrl: string;
+  user: string;
+  password: string;
+  credentialVars: string;
+  /** Where each URL came from, named in the failures (default: PORTOLAN_DIAGNOSTICS_URL, PORTOLAN_LOGIN_URL). */
+  sources?: { diagnostics: string; login: string };
+};
 
-/** Decodes the client's settings from the environment, or says which variable to set or fix. */
-export function snapshotSettings(env: Record<string, string | undefined>): { ok: true; settings: SnapshotSettings } | Failure {
+/** The two roles the client talks to, the explicit URL setting of each, and the port setting of `portolan start`. */
+const ROLES = [
+  { role: 'diagnostics', key: 'diagnosticsUrl', urlVar: 'PORTOLAN_DIAGNOSTICS_URL', portVar: 'PORTOLAN_DIAGNOSTICS_PORT' },
+  { role: 'login', key: 'loginUrl', urlVar: 'PORTOLAN_LOGIN_URL', portVar: 'PORTOLAN_LOGIN_PORT' },
+] as const;
+
+type Found = { url: string; source: string };
+
+/** The credentials from the environment, or which variables to set. */
+function credentialsOf(env: Record<string, string | undefined>): { user: string; password: string; vars: string } | Failure {
   const value = (name: string) => (env[name] === '' ? undefined : env[name]);
-  const urls: Record<string, string> = {};
-  for (const [key, name, fallback] of [
-    ['diagnosticsUrl', 'PORTOLAN_DIAGNOSTICS_URL', DEFAULTS.diagnosticsUrl],
-    ['loginUrl', 'PORTOLAN_LOGIN_URL', DEFAULTS.loginUrl],
-  ] as const) {
-    const raw = value(name) ?? fallback;
-    const url = URL.canParse(raw) ? new URL(raw) : undefined;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return failure(`${name} must be an http or https URL`, EXIT.usage);
-    if (url.username || url.password)
-      return failure(
-        `${name} must not hold a user or password: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD`,
-        EXIT.usage,
-      );
-    urls[key] = url.href.replace(/\/+$/, '');
-  }
   const diagnostics = { user: value('PORTOLAN_DIAGNOSTICS_USER'), password: value('PORTOLAN_DIAGNOSTICS_PASSWORD') };
   let credentials: { user: string | undefined; password: string | undefined; vars: string };
   if (diagnostics.user !== undefined || diagnostics.password !== undefined) {
     credentials = { ...diagnostics, vars: 'PORTOLAN_DIAGNOSTICS_USER / PORTOLAN_DIAGNOSTICS_PASSWORD' };
   } else {
-    // The reference system's administrative account may use the diagnostics API too (DESIGN.md, "Accounts").
+    // The reference system's administrative account may use the diagnostics API too.
     credentials = {
       user: value('PORTOLAN_ADMIN_USER') ?? 'admin',
       password: value('PORTOLAN_ADMIN_PASSWORD'),
@@ -67,14 +66,91 @@ export function snapshotSettings(env: Record<string, string | undefined>): { ok:
   if (credentials.user === undefined || credentials.password === undefined) {
     return failure(`missing credentials: set both ${credentials.vars}`, EXIT.usage);
   }
+  return { user: credentials.user, password: credentials.password, vars: credentials.vars };
+}
+
+/** An explicit URL setting, checked: http or https, no user or password in it. */
+function explicitUrl(name: string, raw: string): Found | Failure {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return failure(`${name} must be an http or https URL`, EXIT.usage);
+  if (url.username || url.password)
+    return failure(`${name} must not hold a user or password: set PORTOLAN_DIAGNOSTICS_USER and PORTOLAN_DIAGNOSTICS_PASSWORD`, EXIT.usage);
+  return { url: url.href.replace(/\/+$/, ''), source: name };
+}
+
+/** The URLs of the roles not set explicitly: from the role map of `target`, else from the settings of `portolan start`. */
+async function foundUrls(
+  env: Record<string, string | undefined>,
+  target: string | undefined,
+  fetcher: typeof fetch,
+): Promise<Record<'diagnostics' | 'login', Found | Failure>> {
+  if (target !== undefined) {
+    const found = await discoverRoles(target, fetcher);
+    const source = `the role map of ${URL.canParse(target) ? new URL(target).origin : target}`;
+    const of = (role: (typeof ROLES)[number]): Found | Failure => {
+      if (!found.ok) return failure(`--target: ${found.error}`);
+      const url = found.value.urls[role.role];
+      return url === undefined
+        ? failure(`${source} lists no ${role.role} role: give the URL of a system that runs it, or set ${role.urlVar}`)
+        : { url, source };
+    };
+    return { diagnostics: of(ROLES[0]), login: of(ROLES[1]) };
+  }
+  let urls: ReturnType<typeof roleUrlsFromSettings>;
+  try {
+    urls = roleUrlsFromSettings(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const problem = failure(`${error.problems.join('; ')} (the settings of portolan start, read to find the roles)`, EXIT.usage);
+    return { diagnostics: problem, login: problem };
+  }
+  const of = (role: (typeof ROLES)[number]): Found | Failure => {
+    const url = urls[role.role];
+    return url === undefined
+      ? failure(
+          `${role.portVar} is 0 (a free port, known only once started): give --target <the URL of any role> or set ${role.urlVar}`,
+          EXIT.usage,
+        )
+      : {
+          url,
+          source: `URL from PORTOLAN_HOST, PORTOLAN_PORT_OFFSET and ${role.portVar}, as portolan start reads them; or give --target <url>`,
+        };
+  };
+  return { diagnostics: of(ROLES[0]), login: of(ROLES[1]) };
+}
+
+/**
+ * The client's settings: credentials from the environment; each role's URL from its explicit setting
+ * (PORTOLAN_DIAGNOSTICS_URL, PORTOLAN_LOGIN_URL) when set, else from the role map of `target` (any role's URL
+ * of a running system), else from the settings `portolan start` reads. Or the one line saying what to set or fix.
+ *
+ * @example
+ * const decoded = await snapshotSettings(process.env, { target: 'http://127.0.0.1:8080' });
+ * if (decoded.ok) console.log(decoded.settings.diagnosticsUrl); // http://127.0.0.1:8300
+ */
+export async function snapshotSettings(
+  env: Record<string, string | undefined>,
+  options: { target?: string; fetch?: typeof fetch } = {},
+): Promise<{ ok: true; settings: SnapshotSettings } | Failure> {
+  const credentials = credentialsOf(env);
+  if ('ok' in credentials) return credentials;
+  const explicit = ROLES.map((role) => (env[role.urlVar] ? explicitUrl(role.urlVar, env[role.urlVar]!) : undefined));
+  const refused = explicit.find((found): found is Failure => found !== undefined && 'ok' in found);
+  if (refused) return refused;
+  const needed = explicit.some((found) => found === undefined);
+  const found = needed ? await foundUrls(env, options.target, options.fetch ?? fetch) : undefined;
+  const [diagnostics, login] = ROLES.map((role, i) => (explicit[i] as Found | undefined) ?? found![role.role]);
+  if ('ok' in diagnostics!) return diagnostics;
+  if ('ok' in login!) return login;
   return {
     ok: true,
     settings: {
-      diagnosticsUrl: urls.diagnosticsUrl!,
-      loginUrl: urls.loginUrl!,
+      diagnosticsUrl: diagnostics!.url,
+      loginUrl: login!.url,
       user: credentials.user,
       password: credentials.password,
       credentialVars: credentials.vars,
+      sources: { diagnostics: diagnostics!.source, login: login!.source },
     },
   };
 }
@@ -140,7 +216,14 @@ export function answer<R extends SdkResult>(
   what: string,
   settings: SnapshotSettings,
 ): (R & { ok: true; response: Response }) | Failure {
-  if (!result.response) return noAnswer(what, settings.diagnosticsUrl, 'diagnostics', 'PORTOLAN_DIAGNOSTICS_URL', result.error);
+  if (!result.response)
+    return noAnswer(
+      what,
+      settings.diagnosticsUrl,
+      'diagnostics',
+      settings.sources?.diagnostics ?? 'PORTOLAN_DIAGNOSTICS_URL',
+      result.error,
+    );
   return { ...result, ok: true, response: result.response };
 }
 
@@ -164,7 +247,8 @@ export async function openSession(settings: SnapshotSettings): Promise<SnapshotS
     redirect: 'manual',
     parseAs: 'text',
   });
-  if (!result.response) return noAnswer('login', settings.loginUrl, 'login', 'PORTOLAN_LOGIN_URL', result.error);
+  const loginSource = settings.sources?.login ?? 'PORTOLAN_LOGIN_URL';
+  if (!result.response) return noAnswer('login', settings.loginUrl, 'login', loginSource, result.error);
   const { status } = result.response;
   const cookies = result.response.headers
     .getSetCookie()
@@ -179,7 +263,7 @@ export async function openSession(settings: SnapshotSettings): Promise<SnapshotS
     return failure(`login failed: check ${settings.credentialVars}`, EXIT.failed, status);
   const message = serverMessage(result.error);
   return failure(
-    `login failed: ${shown(settings.loginUrl)} answered ${status}${message ? `: ${message}` : ''}; is PORTOLAN_LOGIN_URL the login role?`,
+    `login failed: ${shown(settings.loginUrl)} answered ${status}${message ? `: ${message}` : ''}; is it the login role? (${loginSource})`,
     EXIT.failed,
     status,
   );

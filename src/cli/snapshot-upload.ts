@@ -1,5 +1,6 @@
 // `portolan snapshot upload`'s transfer: the snapshot streamed from disk as a multipart body the client
-// encodes while fetch sends it (no file is held in memory), with a progress bar on a terminal.
+// encodes while fetch sends it (no file is held in memory), with a progress bar on a terminal; and the
+// progress of a wait (a bar on a terminal, a line per poll elsewhere).
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
@@ -129,5 +130,50 @@ export function progressBar(
       bar.update(sent, { sent: mb(sent) });
     },
     stop: () => bar.stop(),
+  };
+}
+
+/** What a wait shows while it polls: `poll` after each answer 202, `done` once it ended (more calls do nothing). */
+export type PollProgress = { poll: (poll: number, status: string) => void; done: () => void };
+
+/**
+ * Progress of a wait on stderr: on a terminal a bar of the polls used out of the most allowed, redrawn in
+ * place; elsewhere (a pipe, a CI log) one line per poll with the snapshot's status, written by `line`.
+ *
+ * @example
+ * const progress = pollProgress(io, '41', 150);
+ * progress.poll(1, 'PROCESSING'); // "snapshot 41: PROCESSING (poll 1 of at most 150)" when stderr is not a terminal
+ * progress.done();
+ */
+export function pollProgress(
+  io: { stderr: Writable & { isTTY?: boolean } },
+  id: string,
+  maxPolls: number,
+  line: (text: string) => void = (text) => void io.stderr.write(`${text}\n`),
+): PollProgress {
+  if (io.stderr.isTTY !== true) {
+    return {
+      poll: (poll, status) => line(`snapshot ${id}: ${status} (poll ${poll} of at most ${maxPolls})`),
+      done: () => {},
+    };
+  }
+  let bar: SingleBar | undefined;
+  return {
+    poll: (poll, status) => {
+      if (!bar) {
+        bar = new SingleBar({
+          stream: io.stderr,
+          format: 'waiting for snapshot {id} [{bar}] poll {value} of at most {total}: {status}',
+          barsize: 20,
+          hideCursor: null,
+          gracefulExit: false,
+        });
+        bar.start(maxPolls, poll, { id: oneLine(id, 64), status });
+      } else bar.update(poll, { status });
+    },
+    done: () => {
+      bar?.stop();
+      bar = undefined;
+    },
   };
 }

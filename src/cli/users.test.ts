@@ -9,6 +9,7 @@ import { ALL_MIGRATIONS } from '../app/modules.ts';
 import { createAccountStore } from '../accounts/account-store.ts';
 import { createFakeClock } from '../lib/clock.ts';
 import { runUsersCommand } from './users.ts';
+import { findFreePorts } from '../lib/free-ports.ts';
 
 const main = fileURLToPath(new URL('main.ts', import.meta.url));
 
@@ -88,14 +89,51 @@ t.test('users refuses what it cannot do, in a clear sentence', async (t) => {
   t.match(empty.err, "No users in profile 'registration_check'.");
 });
 
-t.test('users refuses bad arguments with exit code 2 and the usage', async (t) => {
+t.test('users refuses bad arguments with exit code 2: one line, then the pointer to --help', async (t) => {
   const env = { PORTOLAN_DATABASE: tempSqliteUrl(t).url, PORTOLAN_USER_PASSWORD: 'pw' };
-  for (const args of [[], ['frobnicate'], ['add'], ['add', 'a', 'b'], ['list', 'extra'], ['add', '--colour', 'x'], ['add', 'bad:name']]) {
+  const cases: [string[], string, string][] = [
+    [['frobnicate'], 'users', "unknown command 'frobnicate'"],
+    [['add'], 'users add', "missing required argument 'username'"],
+    [['add', 'a', 'b'], 'users add', "too many arguments for 'add'. Expected 1 argument but got 2: a, b."],
+    [['list', 'extra'], 'users list', "too many arguments for 'list'. Expected 0 arguments but got 1: extra."],
+    [['add', '--colour', 'x'], 'users add', "unknown option '--colour'"],
+    [['add', '--profile'], 'users add', "option '--profile <name>' argument missing"],
+  ];
+  for (const [args, name, what] of cases) {
     const result = await inProcess(env, args);
-    t.equal(result.code, 2, `users ${args.join(' ')}`);
-    if (args[1] !== 'bad:name') t.match(result.err, 'Usage: portolan users');
+    t.same(
+      result,
+      { code: 2, out: '', err: `portolan ${name}: ${what}\nRun 'portolan ${name} --help' for usage.\n` },
+      `users ${args.join(' ')}`,
+    );
   }
+  const badName = await inProcess(env, ['add', 'bad:name']);
+  t.equal(badName.code, 2);
+  t.match(badName.err, /^portolan users add: username .+\nRun 'portolan users add --help' for usage\.\n$/);
   const noPassword = await inProcess({ PORTOLAN_DATABASE: env.PORTOLAN_DATABASE }, ['add', 'carol'], '');
   t.equal(noPassword.code, 2);
   t.match(noPassword.err, /password must be 1 to 1024 characters \(from PORTOLAN_USER_PASSWORD or the first line of standard input\)/);
+});
+
+t.test('users --help, and users alone, print the help on stdout', async (t) => {
+  for (const args of [['--help'], []]) {
+    const result = await inProcess({}, args);
+    t.equal(result.code, 0);
+    t.match(result.out, /^Usage: portolan users \[options\] \[command\]\n/);
+    t.match(result.out, /PORTOLAN_USER_PASSWORD/, 'where the password comes from');
+    t.equal(result.err, '');
+  }
+  const add = await inProcess({}, ['add', '--help']);
+  t.match(add.out, /^Usage: portolan users add \[options\] <username>\n[\s\S]*--profile <name>/);
+});
+
+t.test('a database that cannot be opened is one line, without its password', async (t) => {
+  const [port] = await findFreePorts(1);
+  const result = await inProcess({ PORTOLAN_DATABASE: `postgres://app:hunter2@127.0.0.1:${port}/portolan` }, ['list']);
+  t.equal(result.code, 1);
+  t.match(
+    result.err,
+    new RegExp(`^Cannot open the database \\(PORTOLAN_DATABASE=postgres://app@127\\.0\\.0\\.1:${port}/portolan\\): .+\\n$`),
+  );
+  t.notMatch(result.err, 'hunter2');
 });

@@ -1,28 +1,28 @@
 // `portolan users`: manage the users of the access profiles (the `admin` profile by default).
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../app/config.ts';
 import { systemClock } from '../lib/clock.ts';
 import { openDatabase } from '../stores/open-database.ts';
+import type { Database } from '../stores/database.ts';
+import { explainStartFailure } from './failures.ts';
 import { ALL_MIGRATIONS } from '../app/modules.ts';
 import { accountNameProblem, createAccountStore, passwordProblem } from '../accounts/account-store.ts';
 import { ADMIN_PROFILE } from '../accounts/admin-bootstrap.ts';
-
-export const USERS_USAGE = `Usage: portolan users <add|passwd|remove|list> [--profile <name>] [<username>]
-
-  add <username>      Add a user (fails when it exists).
-  passwd <username>   Change a user's password (fails when it does not exist).
-  remove <username>   Remove a user.
-  list                List users (of every profile unless --profile is given); never shows passwords.
-
-  --profile <name>    Access profile (default: ${ADMIN_PROFILE}; registration checks its users
-                      against PORTOLAN_REGISTRATION_ACCESS_PROFILE, default registration_check).
-
-The password is read from PORTOLAN_USER_PASSWORD, or else from the first line of standard input.
-The store is the one PORTOLAN_DATABASE names.`;
+import { portolanCommand, runCommandLine, usageError, type TextOut } from './usage.ts';
 
 export type UsersIo = { env: Record<string, string | undefined>; stdin: Readable; stdout: Writable; stderr: Writable };
+
+const AFTER_HELP = `
+The password of add and passwd is read from PORTOLAN_USER_PASSWORD, or else from the first line of standard input.
+The users are kept in the database PORTOLAN_DATABASE names (the one portolan start uses).
+
+Examples:
+  PORTOLAN_USER_PASSWORD=s3cret portolan users add ops
+  echo 's3cret' | portolan users add --profile registration_check alice@example.com
+  portolan users list`;
+
+const PROFILE_HELP = `access profile (default: ${ADMIN_PROFILE}; client registration checks its users against PORTOLAN_REGISTRATION_ACCESS_PROFILE, default registration_check)`;
 
 async function firstLine(stdin: Readable): Promise<string> {
   const lines = createInterface({ input: stdin, crlfDelay: Infinity });
@@ -33,47 +33,65 @@ async function firstLine(stdin: Readable): Promise<string> {
   return '';
 }
 
-/** Runs one `users` subcommand; resolves to the exit code (0 done, 1 refused, 2 usage or settings). */
+type Action = 'add' | 'passwd' | 'remove' | 'list';
+
+/**
+ * Runs one `users` subcommand; resolves to the exit code (0 done, 1 refused, 2 usage).
+ *
+ * @example
+ * process.exitCode = await runUsersCommand(['list'], { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+ */
 export async function runUsersCommand(args: readonly string[], io: UsersIo): Promise<number> {
-  const fail = (message: string, code = 1) => {
+  const out: TextOut = { stdout: (text) => void io.stdout.write(text), stderr: (text) => void io.stderr.write(text) };
+  let code = 0;
+  const program = portolanCommand('users', out)
+    .description('Manage the users of the access profiles: the administrative account, and the users client registration checks.')
+    .addHelpText('after', AFTER_HELP);
+  const subcommand = (action: Action, summary: string) =>
+    program
+      .command(action)
+      .description(summary)
+      .option('--profile <name>', PROFILE_HELP)
+      .action(async (...parsed: unknown[]) => {
+        const username = action === 'list' ? undefined : (parsed[0] as string);
+        const options = parsed[action === 'list' ? 0 : 1] as { profile?: string };
+        code = await runAction(action, username, options.profile, io, out);
+      });
+  subcommand('add', 'Add a user (refused when it exists).').argument('<username>', 'the name the user logs in with');
+  subcommand('passwd', "Change a user's password (refused when the user does not exist).").argument('<username>', 'the user');
+  subcommand('remove', 'Remove a user.').argument('<username>', 'the user');
+  subcommand('list', 'List the users (of every profile unless --profile is given); never shows passwords.');
+  return runCommandLine(program, args, () => code);
+}
+
+async function runAction(action: Action, username: string | undefined, profileOption: string | undefined, io: UsersIo, out: TextOut) {
+  const fail = (message: string) => {
     io.stderr.write(`${message}\n`);
-    return code;
+    return 1;
   };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: { profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    return fail(`${(error as Error).message}\n\n${USERS_USAGE}`, 2);
-  }
-  const [action, username, ...extra] = parsed.positionals;
-  if (parsed.values.help) {
-    io.stdout.write(`${USERS_USAGE}\n`);
-    return 0;
-  }
-  const needsUser = action === 'add' || action === 'passwd' || action === 'remove';
-  if (!needsUser && action !== 'list')
-    return fail(`${action ? `Unknown users command '${action}'.` : 'Missing users command.'}\n\n${USERS_USAGE}`, 2);
-  if (needsUser ? username === undefined || extra.length > 0 : username !== undefined)
-    return fail(`Wrong arguments for 'users ${action}'.\n\n${USERS_USAGE}`, 2);
-  const profile = parsed.values.profile ?? (action === 'list' ? undefined : ADMIN_PROFILE);
+  const name = `users ${action}`;
+  const profile = profileOption ?? (action === 'list' ? undefined : ADMIN_PROFILE);
   const problem =
     (profile === undefined ? undefined : accountNameProblem('profile', profile)) ??
-    (needsUser ? accountNameProblem('username', username!) : undefined);
-  if (problem) return fail(problem, 2);
+    (username === undefined ? undefined : accountNameProblem('username', username));
+  if (problem) return usageError(name, out, problem);
 
   let password = '';
   if (action === 'add' || action === 'passwd') {
     password = io.env.PORTOLAN_USER_PASSWORD ?? (await firstLine(io.stdin));
     const passwordIssue = passwordProblem(password);
-    if (passwordIssue) return fail(`${passwordIssue} (from PORTOLAN_USER_PASSWORD or the first line of standard input)`, 2);
+    if (passwordIssue) return usageError(name, out, `${passwordIssue} (from PORTOLAN_USER_PASSWORD or the first line of standard input)`);
   }
 
-  const config = loadConfig(io.env);
-  const database = await openDatabase(config.database, { migrations: ALL_MIGRATIONS });
+  let database: Database;
+  try {
+    database = await openDatabase(loadConfig(io.env).database, { migrations: ALL_MIGRATIONS });
+  } catch (error) {
+    // A wrong setting, a database that cannot be opened: one line naming it, as `portolan start` says it.
+    const line = explainStartFailure(error, io.env.PORTOLAN_DATABASE ?? '');
+    if (line === undefined) throw error;
+    return fail(line);
+  }
   try {
     const accounts = createAccountStore(database, { clock: systemClock });
     const who = `user '${username}' in profile '${profile}'`;

@@ -10,26 +10,29 @@
 // (package.json `files`); `portolan generate` says so when it is missing.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSpecCatalog, type CatalogEntry } from '../lib/spec-catalog.ts';
+import { readSpecCatalog, SPECS_DIR, type CatalogEntry } from '../lib/spec-catalog.ts';
 import { compileContract, contractPath, GENERATED_DIR, serializeContract } from '../server/compiled-contract.ts';
 import { writeCatalog } from './catalog.ts';
 
-export { readSpecCatalog };
+export { readSpecCatalog, SPECS_DIR };
 import { generateSdk, generateSdkRuntime } from './sdk.ts';
 
 /** The interfaces generation knows: the specs of specs/ (a new one too, before its first generation). */
-export function specCatalog(): CatalogEntry[] {
-  const { entries, problems } = readSpecCatalog();
+export function specCatalog(specsDir = SPECS_DIR): CatalogEntry[] {
+  const { entries, problems } = readSpecCatalog(specsDir);
   if (problems.length > 0) throw new Error(`generate: specs/ needs fixing first:\n${problems.join('\n')}`);
   return entries;
 }
 
 /**
  * Generates the catalog, the shared client runtime, and the SDK and compiled contract of each named
- * interface (all by default) under `outRoot`; resolves to the names generated.
+ * interface (all by default) under `outRoot`, from the specs of `specsDir`; resolves to the names generated.
+ *
+ * @example
+ * await generate(GENERATED_DIR, ['mapping']); // ['mapping']
  */
-export async function generate(outRoot = GENERATED_DIR, names: readonly string[] = []): Promise<string[]> {
-  const catalog = specCatalog();
+export async function generate(outRoot = GENERATED_DIR, names: readonly string[] = [], specsDir = SPECS_DIR): Promise<string[]> {
+  const catalog = specCatalog(specsDir);
   const chosen = catalog.filter((e) => names.length === 0 || names.includes(e.name));
   mkdirSync(outRoot, { recursive: true });
   writeCatalog(outRoot, catalog);

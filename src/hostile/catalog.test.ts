@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { INTERFACES } from '../lib/spec-catalog.ts';
 
 // The hostile-input cases live in this folder, one file per area, each test named `<case id>: <what it proves>`.
-// The README's security section lists every case with what it gets. This test keeps the two in step, so a case
+// docs/security.md (section "What hostile input gets") lists every case with what it gets. This test keeps the two in step, so a case
 // cannot be dropped (or renamed) by a later change without the table saying so, and the table names no case
 // that no test proves.
 
@@ -27,9 +27,9 @@ export function casesInTests(files: Array<{ path: string; text: string }>): Map<
   return found;
 }
 
-/** Rows of the README's security table: each case id named in its last column, with the file named beside it. */
+/** Rows of the security table in docs/security.md: each case id named in its last column, with the file named beside it. */
 export function casesInReadme(readme: string): Map<string, string> {
-  const section = /\n## Security\n([\s\S]*?)(?=\n## |$)/.exec(readme)?.[1] ?? '';
+  const section = /\n## What hostile input gets\n([\s\S]*?)(?=\n## |$)/.exec(readme)?.[1] ?? '';
   const rows = new Map<string, string>();
   for (const line of section.split('\n')) {
     if (!line.startsWith('|')) continue;
@@ -47,22 +47,22 @@ const files = readdirSync(join(ROOT, HERE))
   .filter((name) => name.endsWith('.test.ts') && name !== 'catalog.test.ts')
   .map((name) => ({ path: `${HERE}/${name}`, text: readFileSync(join(ROOT, HERE, name), 'utf8') }));
 const inTests = casesInTests(files);
-const inReadme = casesInReadme(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+const inReadme = casesInReadme(readFileSync(join(ROOT, 'docs/security.md'), 'utf8'));
 
 t.test('the folder holds hostile cases, each id used once', async (t) => {
   t.ok(inTests.size >= 20, `${inTests.size} cases found`);
   for (const [id, where] of inTests) t.equal(where.length, 1, `${id} is declared once (${where.join(', ')})`);
 });
 
-t.test('every case in the tests is in the README security table, with its file', async (t) => {
+t.test('every case in the tests is in the security table of docs/security.md, with its file', async (t) => {
   for (const [id, where] of inTests) {
-    t.ok(inReadme.has(id), `${id} (${where[0]}) is listed in README.md, section Security`);
+    t.ok(inReadme.has(id), `${id} (${where[0]}) is listed in docs/security.md, section What hostile input gets`);
     if (inReadme.has(id)) t.equal(inReadme.get(id), where[0], `${id}: the table names the file it is in`);
   }
 });
 
-t.test('every case the README names is a test here', async (t) => {
-  for (const id of inReadme.keys()) t.ok(inTests.has(id), `${id}, named in the README, is a test in ${HERE}/`);
+t.test('every case docs/security.md names is a test here', async (t) => {
+  for (const id of inReadme.keys()) t.ok(inTests.has(id), `${id}, named in docs/security.md, is a test in ${HERE}/`);
 });
 
 t.test('the parsers find what they must and nothing else', async (t) => {
@@ -71,7 +71,7 @@ t.test('the parsers find what they must and nothing else', async (t) => {
   ]);
   t.same([...tests.keys()], ['C-one', 'P-two-three']);
   const readme =
-    '# x\n## Security\n| a | b | `src/hostile/x.test.ts` `C-one`, `P-two` |\n| not | a | `C-Upper` |\n## Next\n| a | b | `src/hostile/y.test.ts` `C-later` |\n';
+    '# x\n## What hostile input gets\n| a | b | `src/hostile/x.test.ts` `C-one`, `P-two` |\n| not | a | `C-Upper` |\n## Next\n| a | b | `src/hostile/y.test.ts` `C-later` |\n';
   t.same(
     [...casesInReadme(readme).entries()],
     [

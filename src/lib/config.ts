@@ -26,6 +26,8 @@ export type Setting = {
   patternHint?: string;
   /** The value when no source sets it, from the settings decoded before it (by key); `default` is what --help shows. */
   derive?: (values: ReadonlyMap<string, unknown>) => unknown;
+  /** A value `derive` gave that is unusable: the one line saying so and which setting to change; else undefined. */
+  checkDerived?: (value: unknown, values: ReadonlyMap<string, unknown>) => string | undefined;
 };
 
 /** A declaration's value: what `decode` returns, one of its `enum`, or its default's type. */
@@ -53,6 +55,15 @@ export type SettingsValues<T extends readonly unknown[]> = {
 };
 
 export const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
+
+/** The setting that moves every role's default port at once. */
+export const PORT_OFFSET_ENV = 'PORTOLAN_PORT_OFFSET';
+const inPortRange = (value: unknown) => typeof value === 'number' && value >= 1 && value <= port.maximum;
+/** The offset decoded so far, or 0 while it is unset or wrong (a wrong one is reported on its own). */
+const offsetIn = (values: ReadonlyMap<string, unknown>) => {
+  const offset = values.get('portOffset');
+  return typeof offset === 'number' && Number.isInteger(offset) && Math.abs(offset) <= port.maximum ? offset : 0;
+};
 export const milliseconds = (max: number) => ({ type: 'integer', minimum: 0, maximum: max }) as const;
 
 /** The settings every process has (listeners, store, limits, accounts, roles); interfaces and traffic declare theirs beside them. */
@@ -64,13 +75,34 @@ export const CORE_SETTINGS = [
     default: '127.0.0.1',
     description: 'Address every role listens on.',
   },
-  ...ROLE_NAMES.map((role) => ({
-    key: `ports.${role}`,
-    env: `PORTOLAN_${role.toUpperCase()}_PORT`,
-    schema: port,
-    default: ROLE_DEFINITIONS[role].defaultPort,
-    description: `Port of the ${role} role (0 picks a free port).`,
-  })),
+  {
+    key: 'portOffset',
+    env: PORT_OFFSET_ENV,
+    schema: { type: 'integer', minimum: -65535, maximum: 65535 },
+    default: 0,
+    description: `Added to every role's default port (${ROLE_NAMES.map((role) => ROLE_DEFINITIONS[role].defaultPort).join(', ')}) to move a whole start: 10000 puts the gateway on 18080; a role's own port setting wins.`,
+  },
+  ...ROLE_NAMES.map((role) => {
+    const env = `PORTOLAN_${role.toUpperCase()}_PORT`;
+    const { defaultPort } = ROLE_DEFINITIONS[role];
+    return {
+      key: `ports.${role}`,
+      env,
+      schema: port,
+      default: defaultPort,
+      description: `Port of the ${role} role (0 picks a free port); unset: ${defaultPort} + ${PORT_OFFSET_ENV}.`,
+      derive: (values: ReadonlyMap<string, unknown>) => defaultPort + offsetIn(values),
+      // One line for the offset, naming the first role it puts out of range (the roles before it are decoded).
+      checkDerived: (value: unknown, values: ReadonlyMap<string, unknown>) =>
+        inPortRange(value) ||
+        ROLE_NAMES.some((other) => {
+          const derived = ROLE_DEFINITIONS[other].defaultPort + offsetIn(values);
+          return other !== role && values.get(`ports.${other}`) === derived && !inPortRange(derived);
+        })
+          ? undefined
+          : `${PORT_OFFSET_ENV} ${offsetIn(values)} puts the ${role} role on port ${String(value)}, outside 1..${port.maximum}: choose an offset that keeps every role's port in range, or set ${env}`,
+    };
+  }),
   {
     key: 'database',
     env: 'PORTOLAN_DATABASE',
@@ -282,26 +314,32 @@ const getPath = (object: Record<string, unknown>, key: string): unknown =>
 
 /** Secrets never travel in config errors; any setting value is shown only when short. */
 const show = (value: unknown) => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // A URL's user and password (a database URL given where another is expected) are never shown.
+  const text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(/(\/\/)[^/@\s]*@/g, '$1***@');
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 };
 
 /**
  * Decodes a configuration from its setting declarations: defaults, then the JSON file named by PORTOLAN_CONFIG, then environment
  * variables, then `overrides` (tests, embedding), every source through the same schemas. Every wrong
- * setting is reported, each in one line.
+ * setting is reported, each in one line. With `partial`, `settings` is a part of the whole list (a client
+ * reading the ports of a start): keys of the file that none of them has are left to the settings not read.
+ *
+ * @example
+ * decodeSettings<CoreConfig>(CORE_SETTINGS, { PORTOLAN_PORT_OFFSET: '10' }).ports.gateway // 8090
  */
 export function decodeSettings<C>(
   settings: readonly Setting[],
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<C> = {},
+  options: { partial?: boolean } = {},
 ): C {
   const file = env[CONFIG_FILE_ENV] ? readConfigFile(env[CONFIG_FILE_ENV]) : {};
   const problems: string[] = [];
   const values = new Map<string, unknown>();
   const knownTopKeys = new Set(settings.map((s) => s.key.split('.')[0]));
   for (const key of Object.keys(file)) {
-    if (!knownTopKeys.has(key)) problems.push(`${CONFIG_FILE_ENV} file: unknown setting '${key}'`);
+    if (!knownTopKeys.has(key) && !options.partial) problems.push(`${CONFIG_FILE_ENV} file: unknown setting '${key}'`);
   }
   const knownOverrides = new Set(settings.map((s) => s.key.split('.')[0]));
   for (const key of Object.keys(overrides)) {
@@ -323,6 +361,8 @@ export function decodeSettings<C>(
     const holder = { value: fromOverride ?? fromEnv ?? fromFile ?? (setting.derive ? setting.derive(values) : setting.default) };
     const validate = source === undefined ? undefined : validatorOf(setting);
     const valid = validate ? validate(holder) : true;
+    const derivedProblem = source === undefined && setting.derive ? setting.checkDerived?.(holder.value, values) : undefined;
+    if (derivedProblem !== undefined) problems.push(derivedProblem);
     if (!valid) {
       const reason = validate?.errors
         ?.map((e) =>

@@ -1,6 +1,8 @@
+// The process logger (pino): JSON lines for machines, one readable line per record on a terminal, credentials
+// redacted in both; and the access line of every request, composed directly (accessLogger).
 import { createRequire } from 'node:module';
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
-import type { PinoPretty as PinoPrettyFactory } from 'pino-pretty';
+import type { prettyFactory as PrettyFactory } from 'pino-pretty';
 
 export type Logger = PinoLogger;
 
@@ -60,21 +62,96 @@ function asyncStdout(): DestinationStream {
   return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100, maxLength: MAX_PENDING_BYTES });
 }
 
+/** The destinations that print readable lines (createLogger's pretty format): an access line gets its path there. */
+const PRETTY_DESTINATIONS = new WeakSet<object>();
+
+/** Fields of an access record that its readable line shows in place (the rest are shown as name=value). */
+const ACCESS_FIELDS = new Set([
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'name',
+  'role',
+  'requestId',
+  'method',
+  'operationId',
+  'path',
+  'status',
+  'ms',
+  'msg',
+]);
+
+/** A path as a terminal line may show it: no query (it can hold a token), no control characters, at most 200 characters. */
+function printablePath(path: string): string {
+  return printableText(path.split('?')[0]!);
+}
+
+/** Text as a terminal line may show it: no control characters (C0, DEL, C1), at most 200 characters. */
+function printableText(text: string): string {
+  const bare = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return bare.length > 200 ? `${bare.slice(0, 199)}…` : bare;
+}
+
+/**
+ * The readable text of an access record: `mapping GET /api/vessels 200 1.25 ms id=Xb...-0`, then its other
+ * fields (a gateway's pool member, a cut answer) as name=value.
+ *
+ * @example
+ * accessText({ role: 'mapping', method: 'GET', path: '/api/x', status: 404, ms: 0.8, requestId: 'r1', msg: 'request' })
+ * // 'mapping GET /api/x 404 0.8 ms id=r1'
+ */
+export function accessText(record: Readonly<Record<string, unknown>>): string {
+  const where =
+    typeof record.path === 'string' ? printablePath(record.path) : typeof record.operationId === 'string' ? `(${record.operationId})` : '';
+  const words = [record.role, record.method ?? '-', where, record.status, `${String(record.ms)} ms`, `id=${String(record.requestId)}`];
+  for (const [name, value] of Object.entries(record)) {
+    // Extra fields may hold request text (a page's path): the same cleaning as the path.
+    if (!ACCESS_FIELDS.has(name)) words.push(`${name}=${printableText(typeof value === 'string' ? value : JSON.stringify(value))}`);
+  }
+  return words.filter((word) => word !== undefined && word !== '').join(' ');
+}
+
+const isAccessRecord = (record: Record<string, unknown>) =>
+  record.msg === 'request' && typeof record.status === 'number' && typeof record.requestId === 'string';
+
+/**
+ * pino-pretty's readable lines, one line a record: an access record as its `accessText`, any other as its
+ * message then its fields on the same line. Written synchronously in this thread (no transport worker), so a
+ * line logged just before an exit is not lost; pino-pretty is loaded only here (a JSON start does not pay for it).
+ */
+function prettyDestination(colorize: boolean, out: DestinationStream): DestinationStream {
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as { prettyFactory: typeof PrettyFactory };
+  const pretty = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: true });
+  const destination = {
+    write(line: string) {
+      let record: Record<string, unknown>;
+      try {
+        record = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.write(line);
+        return;
+      }
+      out.write(pretty(isAccessRecord(record) ? { level: record.level, time: record.time, msg: accessText(record) } : record));
+    },
+  };
+  PRETTY_DESTINATIONS.add(destination);
+  return destination;
+}
+
 /**
  * The process logger, created once in the composition root; credentials are redacted in either format.
- * Pretty lines are written synchronously in this thread (no transport worker), so a line logged just
- * before an exit is not lost; pino-pretty is loaded only then (it costs a JSON start ~17 ms otherwise).
+ * JSON: one object per line, written asynchronously (asyncStdout). Pretty: one readable line per record,
+ * written synchronously (prettyDestination).
+ *
+ * @example
+ * const logger = createLogger({ level: 'info', format: 'auto' }); // pretty on a terminal, JSON lines otherwise
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const pretty = options.format === 'pretty' || (options.format === 'auto' && (options.isTerminal ?? process.stdout.isTTY === true));
+  const terminal = options.isTerminal ?? process.stdout.isTTY === true;
+  const pretty = options.format === 'pretty' || (options.format === 'auto' && terminal);
   const destination = pretty
-    ? (createRequire(import.meta.url)('pino-pretty') as { PinoPretty: typeof PinoPrettyFactory }).PinoPretty({
-        sync: true,
-        colorize: options.isTerminal ?? process.stdout.isTTY === true,
-        translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname,name',
-        ...(options.destination ? { destination: options.destination } : {}),
-      })
+    ? prettyDestination(terminal, options.destination ?? pino.destination({ dest: 1, sync: true }))
     : (options.destination ?? (options.level === 'silent' ? undefined : asyncStdout()));
   return pino(
     { level: options.level, name: options.name ?? 'portolan', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
@@ -86,6 +163,8 @@ export function createLogger(options: LoggerOptions): Logger {
 export type AccessFields = {
   requestId: string;
   method: string | undefined;
+  /** The request's path: shown on a readable (pretty) line only; JSON lines keep their shape without it. */
+  path?: string | undefined;
   operationId: string | undefined;
   status: number;
   ms: number;
@@ -105,11 +184,13 @@ export function accessLogger(logger: Logger) {
   const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
   const bindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
   const levels = logger.levels.values;
+  const withPath = PRETTY_DESTINATIONS.has(stream);
   return {
     enabled: (level: 'info' | 'debug') => logger.isLevelEnabled(level),
     write(level: 'info' | 'debug', fields: AccessFields): void {
       let line = `{"level":${levels[level]},"time":${Date.now()}${bindings},"requestId":${JSON.stringify(fields.requestId)}`;
       if (fields.method !== undefined) line += `,"method":${JSON.stringify(fields.method)}`;
+      if (withPath && fields.path !== undefined) line += `,"path":${JSON.stringify(fields.path)}`;
       if (fields.operationId !== undefined) line += `,"operationId":${JSON.stringify(fields.operationId)}`;
       line += `,"status":${fields.status},"ms":${fields.ms}`;
       if (fields.extra) for (const name in fields.extra) line += `,${JSON.stringify(name)}:${JSON.stringify(fields.extra[name]) ?? 'null'}`;

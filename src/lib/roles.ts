@@ -1,6 +1,6 @@
 import type { InterfaceName } from './spec-catalog.ts';
 
-/** The roles of DESIGN.md: one listener each, all in one process by default. */
+/** The roles of the reference system, in the order every listing uses: one listener each (at `defaultPort` + PORTOLAN_PORT_OFFSET), all in one process by default. */
 export const ROLE_DEFINITIONS = {
   gateway: { defaultPort: 8080, fallbackInterface: 'rate-limit', seed: '{base_url}' },
   mapping: { defaultPort: 8081, fallbackInterface: 'mapping', seed: 'pool member behind the gateway' },

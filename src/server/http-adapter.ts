@@ -167,6 +167,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
       accessLog.write(level, {
         requestId,
         method: req.method,
+        path: url,
         operationId: response.operationId,
         status: response.status,
         ms: Math.round(ms * 100) / 100,

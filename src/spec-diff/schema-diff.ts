@@ -1,8 +1,10 @@
 // Compares two versions of one (dereferenced) JSON Schema, in the direction it travels: what a request
 // schema may no longer accept, or a response schema may newly send, breaks someone. `allOf` is merged
 // first and `nullable: true` read as a `null` type, so refactorings that change no instance are silent.
+// Each change is worded from its place (`request field "position.lat" type changed from number to string`).
 import { isObject, toPointer } from '../lib/contract/json-pointer.ts';
-import { ChangeLog, type Direction } from './change.ts';
+import { CHECKS } from './checks.ts';
+import { ChangeLog, describe, type Direction, type Place } from './change.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -41,14 +43,22 @@ function types(schema: Schema): Set<string> {
 }
 
 const show = (values: Iterable<unknown>) => [...values].map((v) => JSON.stringify(v)).join(', ');
-const child = (location: string, ...segments: string[]) => location + toPointer(segments);
 
-/** Compares `before` and `after` at `location`, adding every change to `log`. */
+/** The place one level down: `segment` is a field name, `[]` (an array item), `*` (a map value) or `oneOf[1]`. */
+const child = (place: Place, pointerSegments: string[], segment: string): Place => ({
+  pointer: place.pointer + toPointer(pointerSegments),
+  subject: { ...place.subject, path: [...place.subject.path, segment] },
+});
+
+/**
+ * Compares `before` and `after` at `place`, adding every change to `log`.
+ * @example diffSchema({ type: 'string' }, { type: 'integer' }, 'request', place, log) // adds request-type-changed
+ */
 export function diffSchema(
   before: unknown,
   after: unknown,
   direction: Direction,
-  location: string,
+  place: Place,
   log: ChangeLog,
   seen = new Set<unknown>(),
 ): void {
@@ -56,7 +66,9 @@ export function diffSchema(
   seen = new Set(seen).add(before);
   const old = flatten(before);
   const now = flatten(after);
-  const side = direction === 'request' ? 'request' : 'response';
+  const what = describe(place.subject);
+  const at = place.pointer;
+  const request = direction === 'request';
 
   const oldTypes = types(old);
   const newTypes = types(now);
@@ -66,87 +78,86 @@ export function diffSchema(
       .sort()
       .join('|');
   if (oldTypes.size > 0 && newTypes.size > 0 && nonNull(oldTypes) !== nonNull(newTypes)) {
-    log.add('type-changed', true, location, `${side} type changed from ${nonNull(oldTypes) || 'null'} to ${nonNull(newTypes) || 'null'}`);
+    log.add(
+      request ? 'request-type-changed' : 'response-type-changed',
+      at,
+      `${what} type changed from ${nonNull(oldTypes) || 'null'} to ${nonNull(newTypes) || 'null'}`,
+    );
   }
   if (!oldTypes.has('null') && newTypes.has('null')) {
-    log.add(
-      'null-allowed',
-      direction === 'response',
-      location,
-      direction === 'response' ? 'the response may now be null' : 'the request now accepts null',
-    );
+    if (request) log.add('request-null-allowed', at, `${what} now accepts null`);
+    else log.add('response-null-allowed', at, `${what} may now be null`);
   } else if (oldTypes.has('null') && !newTypes.has('null') && newTypes.size > 0) {
-    log.add(
-      'null-refused',
-      direction === 'request',
-      location,
-      direction === 'request' ? 'the request no longer accepts null' : 'the response is no longer null',
-    );
+    if (request) log.add('request-null-refused', at, `${what} no longer accepts null`);
+    else log.add('response-null-refused', at, `${what} is no longer null`);
   }
   if (old.format !== now.format && (old.format !== undefined || now.format !== undefined)) {
-    const breaking = direction === 'request' ? now.format !== undefined : old.format !== undefined;
-    log.add(
-      'format-changed',
-      breaking,
-      location,
-      `${side} format changed from ${String(old.format ?? 'none')} to ${String(now.format ?? 'none')}`,
-    );
+    const id = request
+      ? now.format === undefined
+        ? 'request-format-removed'
+        : 'request-format-changed'
+      : old.format === undefined
+        ? 'response-format-added'
+        : 'response-format-changed';
+    log.add(id, at, `${what} format changed from ${String(old.format ?? 'none')} to ${String(now.format ?? 'none')}`);
   }
 
-  diffEnum(old, now, direction, location, log);
-  diffBounds(old, now, direction, location, log);
-  if (old.description !== now.description) log.add('description-changed', false, location, 'description changed');
+  diffEnum(old, now, direction, place, log);
+  diffBounds(old, now, direction, place, log);
+  if (old.description !== now.description) log.add('schema-description-changed', at, `${what} description changed`);
 
-  diffProperties(old, now, direction, location, log, seen);
-  if (isObject(old.items) || isObject(now.items)) diffSchema(old.items, now.items, direction, child(location, 'items'), log, seen);
-  diffAdditionalProperties(old, now, direction, location, log, seen);
-  for (const keyword of VARIANTS) diffVariants(old, now, keyword, direction, location, log, seen);
+  diffProperties(old, now, direction, place, log, seen);
+  if (isObject(old.items) || isObject(now.items)) diffSchema(old.items, now.items, direction, child(place, ['items'], '[]'), log, seen);
+  diffAdditionalProperties(old, now, direction, place, log, seen);
+  for (const keyword of VARIANTS) diffVariants(old, now, keyword, direction, place, log, seen);
 }
 
-function diffEnum(old: Schema, now: Schema, direction: Direction, location: string, log: ChangeLog): void {
+function diffEnum(old: Schema, now: Schema, direction: Direction, place: Place, log: ChangeLog): void {
   const oldValues = Array.isArray(old.enum) ? old.enum : 'const' in old ? [old.const] : undefined;
   const newValues = Array.isArray(now.enum) ? now.enum : 'const' in now ? [now.const] : undefined;
   const key = (v: unknown) => JSON.stringify(v);
+  const what = describe(place.subject);
+  const request = direction === 'request';
   if (oldValues && newValues) {
     const removed = oldValues.filter((v) => !newValues.map(key).includes(key(v)));
     const added = newValues.filter((v) => !oldValues.map(key).includes(key(v)));
-    if (removed.length > 0)
-      log.add(
-        'enum-narrowed',
-        direction === 'request',
-        location,
-        `${direction === 'request' ? 'the request no longer accepts' : 'the response no longer sends'} ${show(removed)}`,
-      );
-    if (added.length > 0)
-      log.add(
-        'enum-widened',
-        direction === 'response',
-        location,
-        `${direction === 'response' ? 'the response may now send' : 'the request now accepts'} ${show(added)}`,
-      );
+    if (removed.length > 0) {
+      if (request) log.add('request-enum-narrowed', place.pointer, `${what} no longer accepts ${show(removed)}`);
+      else log.add('response-enum-narrowed', place.pointer, `${what} no longer sends ${show(removed)}`);
+    }
+    if (added.length > 0) {
+      if (request) log.add('request-enum-widened', place.pointer, `${what} now accepts ${show(added)}`);
+      else log.add('response-enum-widened', place.pointer, `${what} may now send ${show(added)}`);
+    }
   } else if (!oldValues && newValues) {
-    log.add('enum-narrowed', direction === 'request', location, `the ${direction} is now limited to ${show(newValues)}`);
+    log.add(request ? 'request-enum-narrowed' : 'response-enum-narrowed', place.pointer, `${what} is now limited to ${show(newValues)}`);
   } else if (oldValues && !newValues) {
-    log.add('enum-widened', direction === 'response', location, `the ${direction} is no longer limited to ${show(oldValues)}`);
+    log.add(
+      request ? 'request-enum-widened' : 'response-enum-widened',
+      place.pointer,
+      `${what} is no longer limited to ${show(oldValues)}`,
+    );
   }
 }
 
 /**
  * maxLength/maximum/... lowered or added, minLength/minimum/... raised or added, or a pattern changed: fewer
- * values pass, which breaks requests. Looser bounds break nobody (the SDK types carry no bounds).
+ * values pass, which breaks requests. Looser request bounds break nobody (the SDK types carry no bounds);
+ * looser response bounds may break a client that relied on them (a warning).
  */
-function diffBounds(old: Schema, now: Schema, direction: Direction, location: string, log: ChangeLog): void {
+function diffBounds(old: Schema, now: Schema, direction: Direction, place: Place, log: ChangeLog): void {
+  const what = describe(place.subject);
   const report = (keyword: string, narrowed: boolean) => {
     const from = old[keyword] === undefined ? 'none' : JSON.stringify(old[keyword]);
     const to = now[keyword] === undefined ? 'none' : JSON.stringify(now[keyword]);
-    if (narrowed)
-      log.add(
-        'constraint-narrowed',
-        direction === 'request',
-        location,
-        `${keyword} changed from ${from} to ${to}: the ${direction} allows fewer values`,
-      );
-    else log.add('constraint-widened', false, location, `${keyword} changed from ${from} to ${to}: the ${direction} allows more values`);
+    const id = narrowed
+      ? direction === 'request'
+        ? 'request-constraint-narrowed'
+        : 'response-constraint-narrowed'
+      : direction === 'request'
+        ? 'request-constraint-widened'
+        : 'response-constraint-widened';
+    log.add(id, place.pointer, `${what} ${keyword} changed from ${from} to ${to} (${narrowed ? 'fewer' : 'more'} values allowed)`);
   };
   for (const keyword of UPPER_BOUNDS) {
     const [a, b] = [old[keyword], now[keyword]];
@@ -161,56 +172,46 @@ function diffBounds(old: Schema, now: Schema, direction: Direction, location: st
   if (old.pattern !== now.pattern) report('pattern', now.pattern !== undefined); // a changed pattern may refuse what the old accepted
 }
 
-function diffProperties(old: Schema, now: Schema, direction: Direction, location: string, log: ChangeLog, seen: Set<unknown>): void {
+function diffProperties(old: Schema, now: Schema, direction: Direction, place: Place, log: ChangeLog, seen: Set<unknown>): void {
   const oldProps = isObject(old.properties) ? old.properties : {};
   const newProps = isObject(now.properties) ? now.properties : {};
   const oldRequired = new Set(Array.isArray(old.required) ? (old.required as string[]) : []);
   const newRequired = new Set(Array.isArray(now.required) ? (now.required as string[]) : []);
+  const request = direction === 'request';
   for (const name of Object.keys(oldProps)) {
-    const at = child(location, 'properties', name);
+    const field = child(place, ['properties', name], name);
+    const what = describe(field.subject);
     if (!(name in newProps)) {
-      log.add(
-        'property-removed',
-        true,
-        at,
-        direction === 'request' ? `request field ${name} removed: the server no longer accepts it` : `response field ${name} removed`,
-      );
+      if (request) log.add('request-field-removed', field.pointer, `${what} removed (the server no longer accepts it)`);
+      else log.add('response-field-removed', field.pointer, `${what} removed`);
       continue;
     }
     if (!oldRequired.has(name) && newRequired.has(name)) {
-      log.add('property-became-required', direction === 'request', at, `${direction} field ${name} became required`);
+      log.add(request ? 'request-field-became-required' : 'response-field-became-required', field.pointer, `${what} became required`);
     } else if (oldRequired.has(name) && !newRequired.has(name)) {
-      log.add('property-became-optional', direction === 'response', at, `${direction} field ${name} became optional`);
+      log.add(request ? 'request-field-became-optional' : 'response-field-became-optional', field.pointer, `${what} became optional`);
     }
-    diffSchema(oldProps[name], newProps[name], direction, at, log, seen);
+    diffSchema(oldProps[name], newProps[name], direction, field, log, seen);
   }
   for (const name of Object.keys(newProps)) {
     if (name in oldProps) continue;
-    const at = child(location, 'properties', name);
-    const required = newRequired.has(name);
-    log.add(
-      'property-added',
-      direction === 'request' && required,
-      at,
-      `${required ? 'required' : 'optional'} ${direction} field ${name} added`,
-    );
+    const field = child(place, ['properties', name], name);
+    const what = describe(field.subject);
+    if (!request) log.add('response-field-added', field.pointer, `${what} added`);
+    else if (newRequired.has(name)) log.add('required-request-field-added', field.pointer, `required ${what} added`);
+    else log.add('optional-request-field-added', field.pointer, `optional ${what} added`);
   }
 }
 
-function diffAdditionalProperties(
-  old: Schema,
-  now: Schema,
-  direction: Direction,
-  location: string,
-  log: ChangeLog,
-  seen: Set<unknown>,
-): void {
+function diffAdditionalProperties(old: Schema, now: Schema, direction: Direction, place: Place, log: ChangeLog, seen: Set<unknown>): void {
   const [a, b] = [old.additionalProperties, now.additionalProperties];
   const closed = (v: unknown) => v === false;
+  const what = describe(place.subject);
   if (!closed(a) && closed(b))
-    log.add('additional-properties-refused', direction === 'request', location, `the ${direction} no longer allows other fields`);
-  else if (closed(a) && !closed(b)) log.add('additional-properties-allowed', false, location, `the ${direction} now allows other fields`);
-  else if (isObject(a) && isObject(b)) diffSchema(a, b, direction, child(location, 'additionalProperties'), log, seen);
+    log.add(`${direction}-additional-fields-refused`, place.pointer, `${what} no longer allows fields it does not list`);
+  else if (closed(a) && !closed(b))
+    log.add(`${direction}-additional-fields-allowed`, place.pointer, `${what} now allows fields it does not list`);
+  else if (isObject(a) && isObject(b)) diffSchema(a, b, direction, child(place, ['additionalProperties'], '*'), log, seen);
 }
 
 /** A schema as canonical text (keys sorted; a cycle back to an enclosing schema written by its depth): equal text, same schema. */
@@ -226,11 +227,14 @@ function canonical(value: unknown, stack: unknown[] = []): string {
     .join(',')}}`;
 }
 
+const TRIAL_PLACE: Place = { pointer: '', subject: { root: 'value', field: 'field', path: [] } };
+
 /**
  * Pairs old variants with new ones whatever their order: identical variants first, then, among the rest,
- * repeatedly the pair whose comparison finds the fewest breaking changes, then the fewest changes, then the
- * nearest positions. A pairing whose pairs break nothing proves the union breaks nothing, so a reordering
- * (with or without compatible edits) reports no breaking change. Returns [old index, new index] pairs.
+ * repeatedly the pair whose comparison finds the fewest breaking changes (by default severity), then the
+ * fewest changes, then the nearest positions. A pairing whose pairs break nothing proves the union breaks
+ * nothing, so a reordering (with or without compatible edits) reports no breaking change. Returns
+ * [old index, new index] pairs.
  */
 function matchVariants(a: unknown[], b: unknown[], direction: Direction, seen: Set<unknown>): [number, number][] {
   const pairs: [number, number][] = [];
@@ -249,8 +253,9 @@ function matchVariants(a: unknown[], b: unknown[], direction: Direction, seen: S
   for (const i of freeA) {
     for (const j of freeB) {
       const trial = new ChangeLog();
-      diffSchema(a[i], b[j], direction, '', trial, seen);
-      costs.push({ i, j, cost: [trial.changes.filter((c) => c.breaking).length, trial.changes.length, Math.abs(i - j)] });
+      diffSchema(a[i], b[j], direction, TRIAL_PLACE, trial, seen);
+      const breaking = trial.changes.filter((c) => CHECKS[c.id].severity === 'breaking').length;
+      costs.push({ i, j, cost: [breaking, trial.changes.length, Math.abs(i - j)] });
     }
   }
   costs.sort((x, y) => x.cost[0] - y.cost[0] || x.cost[1] - y.cost[1] || x.cost[2] - y.cost[2] || x.i - y.i);
@@ -273,7 +278,7 @@ function diffVariants(
   now: Schema,
   keyword: (typeof VARIANTS)[number],
   direction: Direction,
-  location: string,
+  place: Place,
   log: ChangeLog,
   seen: Set<unknown>,
 ): void {
@@ -281,23 +286,14 @@ function diffVariants(
   const b = Array.isArray(now[keyword]) ? (now[keyword] as unknown[]) : [];
   if (a.length === 0 || b.length === 0) return;
   const pairs = matchVariants(a, b, direction, seen).sort((x, y) => x[1] - y[1]);
-  for (const [i, j] of pairs) diffSchema(a[i], b[j], direction, child(location, keyword, String(j)), log, seen);
+  for (const [i, j] of pairs) diffSchema(a[i], b[j], direction, child(place, [keyword, String(j)], `${keyword}[${j}]`), log, seen);
   const matchedA = new Set(pairs.map(([i]) => i));
   const matchedB = new Set(pairs.map(([, j]) => j));
+  const what = describe(place.subject);
   for (const i of a.keys())
     if (!matchedA.has(i))
-      log.add(
-        'variant-removed',
-        direction === 'request',
-        child(location, keyword, String(i)),
-        `${keyword} variant ${i} removed from the ${direction}`,
-      );
+      log.add(`${direction}-variant-removed`, place.pointer + toPointer([keyword, String(i)]), `${what} ${keyword} variant ${i} removed`);
   for (const j of b.keys())
     if (!matchedB.has(j))
-      log.add(
-        'variant-added',
-        direction === 'response',
-        child(location, keyword, String(j)),
-        `${keyword} variant ${j} added to the ${direction}`,
-      );
+      log.add(`${direction}-variant-added`, place.pointer + toPointer([keyword, String(j)]), `${what} ${keyword} variant ${j} added`);
 }

@@ -73,6 +73,8 @@ export type Migration = {
 
 /** What the storage layer logs through (a pino logger fits); it never receives credentials. */
 export type DatabaseLogger = {
+  /** The detail of a start (each migration applied); optional, a logger without it drops the detail. */
+  debug?(fields: Record<string, unknown>, message: string): void;
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
 };

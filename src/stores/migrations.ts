@@ -57,7 +57,8 @@ export async function applyMigrations(db: Database, migrations: readonly Migrati
     }, inOrder);
     if (done) {
       applied.push(migration.version);
-      logger?.info({ version: migration.version, migration: migration.name }, 'schema migration applied');
+      // The detail: a start says in one line how many were applied (openDatabase).
+      logger?.debug?.({ version: migration.version, migration: migration.name }, 'schema migration applied');
     }
   }
   return applied;

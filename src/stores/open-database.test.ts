@@ -20,8 +20,9 @@ function tempDir(t: TapTest): string {
 
 function recordingLogger(): DatabaseLogger & { lines: string[] } {
   const lines: string[] = [];
-  const record = (fields: Record<string, unknown>, message: string) => void lines.push(`${message} ${JSON.stringify(fields)}`);
-  return { lines, info: record, warn: record };
+  const record = (level: string) => (fields: Record<string, unknown>, message: string) =>
+    void lines.push(`${level} ${message} ${JSON.stringify(fields)}`);
+  return { lines, debug: record('debug'), info: record('info'), warn: record('warn') };
 }
 
 t.test('sqlite:./data/portolan.db opens a file under the working directory, creating it, with the schema applied', async (t) => {
@@ -32,8 +33,15 @@ t.test('sqlite:./data/portolan.db opens a file under the working directory, crea
   t.equal(db.engine, 'sqlite');
   t.ok(existsSync(join(cwd, 'data', 'portolan.db')), 'the file and its directory exist');
   t.same(await db.query('SELECT version FROM schema_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }]);
-  t.match(logger.lines.join('\n'), /schema migration applied.*"version":2/);
-  t.match(logger.lines.join('\n'), /database opened.*"database":"sqlite:\.\/data\/portolan\.db"/);
+  t.match(logger.lines.join('\n'), /^debug schema migration applied.*"version":2/m, 'each migration at debug');
+  const info = logger.lines.filter((line) => line.startsWith('info '));
+  t.equal(info.length, 1, 'one info line for the whole open');
+  t.match(info[0], /^info database ready: 2 migrations applied .*"database":"sqlite:\.\/data\/portolan\.db"/);
+  const again = recordingLogger();
+  const reopened = await openDatabase('sqlite:./data/portolan.db', { migrations: [NOTES, AUTHORS], logger: again, cwd });
+  t.teardown(() => reopened.close());
+  t.equal(again.lines.length, 1, 'a database already migrated: one line');
+  t.match(again.lines[0], /^info database ready: schema up to date /);
 });
 
 t.test('sqlite::memory: opens an empty database for tests', async (t) => {

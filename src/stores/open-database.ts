@@ -42,10 +42,18 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
         });
   try {
     const applied = await applyMigrations(db, options.migrations, options.logger);
-    options.logger?.info({ database: describeDatabaseUrl(url), engine: db.engine, migrationsApplied: applied.length }, 'database opened');
+    // One line per start (each migration applied is logged at debug).
+    options.logger?.info(
+      { database: describeDatabaseUrl(url), engine: db.engine, migrationsApplied: applied.length },
+      `database ready: ${migrationSummary(applied.length)}`,
+    );
     return db;
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
   }
 }
+
+/** What a start's database line says of the schema. */
+const migrationSummary = (applied: number) =>
+  applied === 0 ? 'schema up to date' : `${applied} migration${applied === 1 ? '' : 's'} applied`;
