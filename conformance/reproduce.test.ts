@@ -106,3 +106,12 @@ t.test('quote: single quotes for text, double quotes for variables, bare for pla
   t.equal(quote([{ text: 'GET' }]), 'GET');
   t.equal(quote([]), "''");
 });
+
+t.test('a body that is not UTF-8 text and holds a credential is not shown at all', async (t) => {
+  const bytes = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(TOKEN, 'utf8'), Buffer.from([0x80])]);
+  const command = curlCommand({ method: 'POST', url: 'http://h/upload', headers: {}, body: bytes }, secrets);
+  t.notMatch(command, TOKEN);
+  t.notMatch(command, /\\164\\157\\153/, 'nor its bytes in octal');
+  t.match(command, /holds a credential and is not shown: put it in body\.bin/);
+  t.match(command, /--data-binary @body\.bin/);
+});

@@ -49,6 +49,10 @@ export function curlCommand(request: HttpRequest, secrets: readonly Secret[]): s
       // A body of one repeated character (a body over a size limit): made by the shell, not printed.
       input = `head -c ${bytes.length} /dev/zero | tr '\\0' ${quote([{ text: String.fromCharCode(bytes[0]!) }])} | `;
       args.push('--data-binary', '@-');
+    } else if (!Buffer.from(text, 'utf8').equals(bytes) && ordered.some((v) => bytes.includes(Buffer.from(v.value, 'utf8')))) {
+      // A body that is not UTF-8 text cannot have its credential replaced by a variable: it is not shown.
+      args.push('--data-binary', '@body.bin');
+      input = `# the ${bytes.length}-byte body holds a credential and is not shown: put it in body.bin\n`;
     } else if (bytes.length > MAX_SHOWN_BYTES) {
       args.push('--data-binary', '@body.bin');
       input = `# the ${bytes.length}-byte body is not shown: put it in body.bin\n`;
