@@ -65,7 +65,7 @@ export const getAccessSession = <ThrowOnError extends boolean = false>(options: 
 /**
  * Run the jwt-parse agent on a session
  *
- * Designed trigger of the seed's `jwt-parse` agent (which the access policy runs on the
+ * Designed trigger of the service description's `jwt-parse` agent (which the access policy runs on the
  * access-policy agent event after the OAuth client step). Reads
  * `session.oauth.client.last.id_token`, splits it into its three dot-separated parts and
  * sets `session.oauth.jwt.last.header`, `session.oauth.jwt.last.payload`,
@@ -88,7 +88,7 @@ export const runJwtParseAgent = <ThrowOnError extends boolean = false>(options: 
 /**
  * Build the authorization redirect with login_hint
  *
- * Designed trigger of the seed's custom authorization request. Answers 302 with `Location`
+ * Designed trigger of the service description's custom authorization request. Answers 302 with `Location`
  * = the configured identity-provider authorization URL with the default request's
  * parameters (`response_type`, `client_id`, `redirect_uri`, `scope`, `state`) plus
  * `login_hint` = the value of `session.ad.last.attr.userPrincipalName` (URI-encoded), and

@@ -27,7 +27,7 @@ export type ClientCredentials = {
 };
 
 /**
- * Failure body. Values of `error` from the seed: `invalid user credentials`,
+ * Failure body. Values of `error` from the service description: `invalid user credentials`,
  * `ClientApp creation failed`, `ClientApp binding failed`, `Synchronization failed`
  * (all 403); designed: `invalid request` (400), `request too large` (413).
  *

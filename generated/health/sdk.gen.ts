@@ -23,7 +23,7 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * Read the gateway's pool members and their monitor state
  *
  * Designed. The gateway passes every request it does not answer itself to the members of its
- * pool (by default the mapping role). Its health monitor probes each member with the seed's
+ * pool (by default the mapping role). Its health monitor probes each member with the service description's
  * send string over a raw TCP connection every `interval` seconds and marks it `up` on an
  * answer with HTTP status 200 (time-until-up 0), `down` on any other status, a broken
  * connection or no answer within `timeout` seconds. A member not probed yet is `unchecked`

@@ -60,7 +60,7 @@ export type PoolMember = {
  * The health response. `message` is present only when `status` is `error` (and is then
  * required). For `healthy` and `unhealthy`, `database` and `services` are required;
  * `healthy` means `connected` and `available`, `unhealthy` means at least one of them failed
- * (designed consistency rules; the seed gives the field table only).
+ * (designed consistency rules; the service description gives the field table only).
  *
  */
 export type Health = unknown & {

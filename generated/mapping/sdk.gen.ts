@@ -84,7 +84,7 @@ export const getVessel = <ThrowOnError extends boolean = false>(options: Options
  * List navigational hazards
  *
  * Returns the navigational hazards charted by the survey (shoals, reefs, rocks, ice, ...)
- * with their position and severity. Shapes designed: the seed only advertises the path.
+ * with their position and severity. Shapes designed: the service description only advertises the path.
  *
  */
 export const listHazards = <ThrowOnError extends boolean = false>(options?: Options<ListHazardsData, ThrowOnError>): RequestResult<ListHazardsResponses, ListHazardsErrors, ThrowOnError> => (options?.client ?? client).get<ListHazardsResponses, ListHazardsErrors, ThrowOnError>({ url: '/api/hazards', ...options });
@@ -93,7 +93,7 @@ export const listHazards = <ThrowOnError extends boolean = false>(options?: Opti
  * Read the expedition journal
  *
  * Returns the dated journal entries of the expedition, oldest first. Shapes designed: the
- * seed only advertises the path.
+ * service description only advertises the path.
  *
  */
 export const listJournalEntries = <ThrowOnError extends boolean = false>(options?: Options<ListJournalEntriesData, ThrowOnError>): RequestResult<ListJournalEntriesResponses, ListJournalEntriesErrors, ThrowOnError> => (options?.client ?? client).get<ListJournalEntriesResponses, ListJournalEntriesErrors, ThrowOnError>({ url: '/api/journal', ...options });
@@ -102,7 +102,7 @@ export const listJournalEntries = <ThrowOnError extends boolean = false>(options
  * List expedition resources
  *
  * Returns the expedition's resources (provisions, water, timber, instruments, ...) with their
- * quantities. Shapes designed: the seed only advertises the path.
+ * quantities. Shapes designed: the service description only advertises the path.
  *
  */
 export const listResources = <ThrowOnError extends boolean = false>(options?: Options<ListResourcesData, ThrowOnError>): RequestResult<ListResourcesResponses, ListResourcesErrors, ThrowOnError> => (options?.client ?? client).get<ListResourcesResponses, ListResourcesErrors, ThrowOnError>({ url: '/api/resources', ...options });
@@ -113,7 +113,7 @@ export const listResources = <ThrowOnError extends boolean = false>(options?: Op
  * Records a resource from a `ResourceInput` and returns its new id (same answer shape as
  * `POST /api/charts`). An invalid body (missing field, wrong type, value outside its enum or
  * limits, unknown property, malformed JSON) is answered 400 with an `Error`. Shapes designed:
- * the seed only advertises the path.
+ * the service description only advertises the path.
  *
  */
 export const createResource = <ThrowOnError extends boolean = false>(options: Options<CreateResourceData, ThrowOnError>): RequestResult<CreateResourceResponses, CreateResourceErrors, ThrowOnError> => (options.client ?? client).post<CreateResourceResponses, CreateResourceErrors, ThrowOnError>({

@@ -96,7 +96,7 @@ export type ChartCreated = {
 };
 
 /**
- * A vessel as listed. All fields are present (designed; the seed has no required column).
+ * A vessel as listed. All fields are present (designed; the service description has no required column).
  */
 export type VesselBasic = {
     id: string;

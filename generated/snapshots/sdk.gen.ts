@@ -27,7 +27,7 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * **Success: 302** (decision after the real product: its JSP login action answers every form post with a
  * redirect, and real clients read the cookies from that redirect, many with redirect following switched
  * off). The 302 carries `Set-Cookie` twice: the session cookie `ssosession=<token>` (designed, the real
- * product's name; `Path=/; HttpOnly; SameSite=Lax`) and `sso_completed=1` (`Path=/`), the seed's success
+ * product's name; `Path=/; HttpOnly; SameSite=Lax`) and `sso_completed=1` (`Path=/`), the service description's success
  * marker. `Location` points to the snapshot list of the diagnostics role (designed; the real product
  * redirects to its account page), so a client that follows the redirect with its new cookies lands on an
  * answer of the API. Clients must take the cookies from the 302 itself.
@@ -105,7 +105,7 @@ export const listSnapshots = <ThrowOnError extends boolean = false>(options?: Op
  * Upload a snapshot
  *
  * Multipart form upload with the file field `snapshot`. Answers **302** with `Location` to the new snapshot
- * (the seed wins over the real service's 303); the snapshot is then processing (poll it: 202 until ready).
+ * (the service description wins over the real service's 303); the snapshot is then processing (poll it: 202 until ready).
  * Each call creates a new snapshot, even for the same file. A file that is not a valid snapshot is still
  * accepted; its processing fails (`processing_status` `ERROR`, GET answers 422).
  *
@@ -142,7 +142,7 @@ export const uploadSnapshot = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Delete one snapshot
  *
- * Designed (the seed shows only delete-all). Deletes one snapshot of the account, in any processing state,
+ * Designed (the service description shows only delete-all). Deletes one snapshot of the account, in any processing state,
  * and answers 200 with its identifier (same shape as delete-all). The sample snapshot `0` is read-only:
  * **403**. A second call answers 404.
  *
@@ -164,7 +164,7 @@ export const deleteSnapshot = <ThrowOnError extends boolean = false>(options: Op
  *
  * **202** while the snapshot is processing (designed body `SnapshotProcessing`, `Retry-After: 2`); **200** with
  * the snapshot record when ready (`processing_status` `COMPLETE`); **422** when processing failed
- * (`processing_status` `ERROR`) - the seed only says that any other status is the failure indicator.
+ * (`processing_status` `ERROR`) - the service description only says that any other status is the failure indicator.
  * Decision: 422 because the failure is permanent and caused by the uploaded content (not a server fault, so
  * not 5xx, which some real clients retry; the snapshot exists, so not 404). The body of the 422 is the
  * snapshot's record (designed), so its `processing_status` and `processing_messages` are readable by GET.
@@ -190,7 +190,7 @@ export const getSnapshot = <ThrowOnError extends boolean = false>(options: Optio
  * Update the metadata of a snapshot
  *
  * Updates snapshot metadata such as the description; idempotent (the same request twice leaves the same
- * state). The payload is designed (the seed does not show it): `description`, `support_case`,
+ * state). The payload is designed (the service description does not show it): `description`, `support_case`,
  * `visible_in_gui`; fields present are set, fields absent are left unchanged. JSON or URL-encoded form (the
  * real product takes form data).
  *
@@ -219,7 +219,7 @@ export const updateSnapshot = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Read the diagnostic output of a snapshot
  *
- * The diagnostic output of a processed snapshot. Query `set` filters it: `hit` (seed) returns only hits
+ * The diagnostic output of a processed snapshot. Query `set` filters it: `hit` (service description) returns only hits
  * (diagnostics with `run_data.match` true); `miss` only misses; `all` both. Without `set` all diagnostics are
  * returned (default `all`, as the real service does when the parameter is omitted); `filter` echoes the set.
  *
@@ -265,7 +265,7 @@ export const listSnapshotFiles = <ThrowOnError extends boolean = false>(options:
  * Read one file of a snapshot
  *
  * Designed discovery endpoint: one file of the snapshot with its content, base64-encoded, inside XML or JSON
- * (the seed: everything but diagnostics only as XML or JSON). At most 4 MiB of the content is served:
+ * (the service description: everything but diagnostics only as XML or JSON). At most 4 MiB of the content is served:
  * `size` is the file's whole size and `truncated` is `true` when the content stops short of it.
  * 202 while processing, 422 when processing failed.
  *

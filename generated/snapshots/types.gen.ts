@@ -5,7 +5,7 @@ export type ClientOptions = {
 };
 
 /**
- * Error body of the snapshot diagnostics API (the seed shows status codes only). `code` repeats the HTTP
+ * Error body of the snapshot diagnostics API (the service description shows status codes only). `code` repeats the HTTP
  * status. Same schema for JSON and XML (root element `error`).
  *
  */
@@ -62,7 +62,7 @@ export type SnapshotProcessing = {
 };
 
 /**
- * Snapshot record (seed: identified by `<snapshot_id>`, has a description field and a chassis serial number
+ * Snapshot record (service description: identified by `<snapshot_id>`, has a description field and a chassis serial number
  * attribute). Fields beyond `id` and `description` are the real service's (`x-origin: designed`). `files`,
  * `commands`, `diagnostics` and `gui_uri` are discovery links: their paths are given here. XML root `snapshot`.
  *
@@ -82,7 +82,7 @@ export type Snapshot = {
      */
     gui_uri: string;
     /**
-     * Chassis serial number of the device (the seed names the attribute, not its field name; the name is
+     * Chassis serial number of the device (the service description names the attribute, not its field name; the name is
      * the real service's). Empty when processing failed before it was read.
      *
      */
@@ -153,7 +153,7 @@ export type SnapshotUploadInfo = {
 };
 
 /**
- * Metadata update (the seed: "such as the description"; the payload is designed). Fields present are set,
+ * Metadata update (the service description: "such as the description"; the payload is designed). Fields present are set,
  * fields absent are unchanged; at least one is required.
  *
  */
@@ -192,7 +192,7 @@ export type DiagnosticOutput = {
  */
 export type Diagnostics = {
     /**
-     * Echo of the `set` query (value shown in the seed: `hit`; `miss` and `all` are designed after the real
+     * Echo of the `set` query (value shown in the service description: `hit`; `miss` and `all` are designed after the real
      * service). XML attribute (designed).
      *
      */
@@ -331,7 +331,7 @@ export type SnapshotFile = {
 };
 
 /**
- * URL-encoded login form (seed fields `userid`, `passwd`; lengths designed).
+ * URL-encoded login form (service description fields `userid`, `passwd`; lengths designed).
  */
 export type LoginForm = {
     /**
@@ -611,7 +611,7 @@ export type GetSnapshotResponses = {
      */
     200: Snapshot;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */
@@ -673,7 +673,7 @@ export type UpdateSnapshotResponses = {
      */
     200: Snapshot;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */
@@ -694,7 +694,7 @@ export type GetSnapshotDiagnosticsData = {
     };
     query?: {
         /**
-         * Which diagnostics to return. `hit` is the seed's value (only hits); `miss`, `all` and the default
+         * Which diagnostics to return. `hit` is the service description's value (only hits); `miss`, `all` and the default
          * `all` are designed after the real service.
          *
          */
@@ -725,7 +725,7 @@ export type GetSnapshotDiagnosticsErrors = {
      */
     406: DiagnosticsError;
     /**
-     * Processing of the snapshot failed (`processing_status` `ERROR`). The seed says any status other than 202 and
+     * Processing of the snapshot failed (`processing_status` `ERROR`). The service description says any status other than 202 and
      * 200 is the failure indicator; Portolan uses 422 (designed): the failure is permanent and caused by the
      * uploaded content. The message carries the processing messages. Clients stop polling and report it.
      *
@@ -741,7 +741,7 @@ export type GetSnapshotDiagnosticsResponses = {
      */
     200: DiagnosticOutput;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */
@@ -786,7 +786,7 @@ export type ListSnapshotFilesErrors = {
      */
     406: DiagnosticsError;
     /**
-     * Processing of the snapshot failed (`processing_status` `ERROR`). The seed says any status other than 202 and
+     * Processing of the snapshot failed (`processing_status` `ERROR`). The service description says any status other than 202 and
      * 200 is the failure indicator; Portolan uses 422 (designed): the failure is permanent and caused by the
      * uploaded content. The message carries the processing messages. Clients stop polling and report it.
      *
@@ -802,7 +802,7 @@ export type ListSnapshotFilesResponses = {
      */
     200: SnapshotFileList;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */
@@ -851,7 +851,7 @@ export type GetSnapshotFileErrors = {
      */
     406: DiagnosticsError;
     /**
-     * Processing of the snapshot failed (`processing_status` `ERROR`). The seed says any status other than 202 and
+     * Processing of the snapshot failed (`processing_status` `ERROR`). The service description says any status other than 202 and
      * 200 is the failure indicator; Portolan uses 422 (designed): the failure is permanent and caused by the
      * uploaded content. The message carries the processing messages. Clients stop polling and report it.
      *
@@ -867,7 +867,7 @@ export type GetSnapshotFileResponses = {
      */
     200: SnapshotFile;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */
@@ -912,7 +912,7 @@ export type ListSnapshotCommandsErrors = {
      */
     406: DiagnosticsError;
     /**
-     * Processing of the snapshot failed (`processing_status` `ERROR`). The seed says any status other than 202 and
+     * Processing of the snapshot failed (`processing_status` `ERROR`). The service description says any status other than 202 and
      * 200 is the failure indicator; Portolan uses 422 (designed): the failure is permanent and caused by the
      * uploaded content. The message carries the processing messages. Clients stop polling and report it.
      *
@@ -928,7 +928,7 @@ export type ListSnapshotCommandsResponses = {
      */
     200: SnapshotCommandList;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */
@@ -977,7 +977,7 @@ export type GetSnapshotCommandErrors = {
      */
     406: DiagnosticsError;
     /**
-     * Processing of the snapshot failed (`processing_status` `ERROR`). The seed says any status other than 202 and
+     * Processing of the snapshot failed (`processing_status` `ERROR`). The service description says any status other than 202 and
      * 200 is the failure indicator; Portolan uses 422 (designed): the failure is permanent and caused by the
      * uploaded content. The message carries the processing messages. Clients stop polling and report it.
      *
@@ -993,7 +993,7 @@ export type GetSnapshotCommandResponses = {
      */
     200: SnapshotCommand;
     /**
-     * The snapshot is still processing (seed: 202 while processing). Poll again in 2 seconds, up to a bounded
+     * The snapshot is still processing (service description: 202 while processing). Poll again in 2 seconds, up to a bounded
      * number of tries. The body is designed.
      *
      */

@@ -23,7 +23,7 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * Log in and obtain an authentication token
  *
  * Checks `username` and `password` with the login provider `loginProviderName` and returns
- * an authentication token. The token is `token.token` of the response (the seed does not
+ * an authentication token. The token is `token.token` of the response (the service description does not
  * show the field name; designed after the real management system); send it as
  * `X-Vendor-Auth-Token` on every other request. The response also carries a refresh token
  * (`refreshToken.token`, designed) for `POST /mgmt/shared/authn/exchange`. Wrong credentials
@@ -78,7 +78,7 @@ export const exchangeRefreshToken = <ThrowOnError extends boolean = false>(optio
  * `GET /mgmt/cm/ssl-orch/tasks/api/{taskId}` until it is `FINISHED` (or the designed
  * `FAILED`).
  *
- * Status code (designed; the seed shows only the task record): **202 Accepted**, because the
+ * Status code (designed; the service description shows only the task record): **202 Accepted**, because the
  * deployment runs asynchronously after the answer, as the real management system's task
  * framework answers the creation of a task; the `Location` header (designed) names the task.
  * A topology name that exists, or SSL settings, a security policy, a service chain or a
@@ -103,7 +103,7 @@ export const createTopology = <ThrowOnError extends boolean = false>(options: Op
  * tenant `ssloT_<name>`, and the tenant of the security policy it owns), then from the
  * management system. The topology owns the security policy it was created with: that policy
  * is deleted with it unless another topology uses it. The SSL settings, service chains and
- * services stay and can then be deleted by their own paths, in the seed's order. 204 with no
+ * services stay and can then be deleted by their own paths, in the service description's order. 204 with no
  * body. Unknown topology: 404. A topology whose deployment task is still `STARTED`: 409 (wait
  * for the task). A device that cannot be reached or refuses: 503 naming it; the topology
  * stays, recorded only on the devices that still have (or may have) its tenants. A device
@@ -119,7 +119,7 @@ export const deleteTopology = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Check a topology and its last deployment
  *
- * Designed (the seed's "check" of a topology shows no call): returns the topology as the
+ * Designed (the service description's "check" of a topology shows no call): returns the topology as the
  * management system holds it, with the names of the objects it uses, its targets and its
  * last deployment task. Unknown topology: 404.
  *
@@ -207,8 +207,8 @@ export const getSslSettings = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Delete a service
  *
- * Designed (the seed does not show the delete path for services; it follows the pattern of
- * the seed's delete paths). Removes the service, from the devices it was deployed to (tenant
+ * Designed (the service description does not show the delete path for services; it follows the pattern of
+ * the service description's delete paths). Removes the service, from the devices it was deployed to (tenant
  * `ssloS_<name>`, with its pool) and from the management system: 204 with no body; 404 when no
  * service has that name; 409 while a service chain still lists it in `orderedServiceList`; 503
  * when a device cannot be reached or refuses (the object stays); 200 naming the devices skipped
@@ -237,8 +237,8 @@ export const getService = <ThrowOnError extends boolean = false>(options: Option
 /**
  * Delete a security policy
  *
- * Designed (the seed does not show the delete path for security policies; it follows the
- * pattern of the seed's delete paths). Removes the security policy with its rules, from the
+ * Designed (the service description does not show the delete path for security policies; it follows the
+ * pattern of the service description's delete paths). Removes the security policy with its rules, from the
  * devices it was deployed to (tenant `ssloP_<name>`) and from the management system: 204 with no
  * body; 404 when no security policy has that name; 409 while a topology still names it in
  * `securityPolicy` (deleting that topology deletes the policy it owns); 503 when a device cannot

@@ -19,7 +19,7 @@ export type LoginRequest = {
 };
 
 /**
- * Answer of a successful login. The seed says only "token on success"; the shape is the real
+ * Answer of a successful login. The service description says only "token on success"; the shape is the real
  * management system's: the token is `token.token`.
  *
  */
@@ -112,7 +112,7 @@ export type TokenExchangeResponse = {
 };
 
 /**
- * The seed's top-level request object: `template` (the five sections) and `targetList` (the
+ * The service description's top-level request object: `template` (the five sections) and `targetList` (the
  * devices to deploy to).
  *
  */
@@ -129,7 +129,7 @@ export type TopologyRequest = {
  */
 export type Target = {
     /**
-     * Kind of target; value shown in the seed `DEVICE` (a target of another type does not resolve and is answered 400).
+     * Kind of target; value shown in the service description `DEVICE` (a target of another type does not resolve and is answered 400).
      */
     type: string;
     /**
@@ -173,7 +173,7 @@ export type TopologySection = {
         }>;
     };
     /**
-     * Topology type; value shown in the seed `topology_l3_outbound`.
+     * Topology type; value shown in the service description `topology_l3_outbound`.
      */
     type: string;
     /**
@@ -188,7 +188,7 @@ export type TopologySection = {
 
 /**
  * The `SSL_SETTINGS` section. A profile with only a name gets default values (designed: the
- * values of `SslSettingsDefaults`). The seed shows no other member: members a real client
+ * values of `SslSettingsDefaults`). The service description shows no other member: members a real client
  * sends (`generalSettings`, `clientSettings`, `serverSettings`, ...) are accepted and kept;
  * where one of the three default groups is sent, its members override the defaults one by
  * one (designed).
@@ -257,15 +257,15 @@ export type SecurityPolicySection = {
 export type Rule = {
     name: string;
     /**
-     * Value shown in the seed `edit`.
+     * Value shown in the service description `edit`.
      */
     mode?: string;
     /**
-     * Value shown in the seed `allow`.
+     * Value shown in the service description `allow`.
      */
     action?: string;
     /**
-     * How conditions combine; value shown in the seed `AND`.
+     * How conditions combine; value shown in the service description `AND`.
      */
     operation?: string;
     /**
@@ -284,13 +284,13 @@ export type Rule = {
 
 /**
  * A rule condition `{type, options}`; each condition type has its own options. The two types
- * the seed shows are validated strictly; another type is accepted with any options (designed).
+ * the service description shows are validated strictly; another type is accepted with any options (designed).
  *
  */
 export type Condition = SniCategoryLookupCondition | SslCheckCondition | OtherCondition;
 
 /**
- * A condition of a type the seed does not show (`Client IP Subnet Match`, ...), kept and deployed as given.
+ * A condition of a type the service description does not show (`Client IP Subnet Match`, ...), kept and deployed as given.
  */
 export type OtherCondition = {
     type: string;
@@ -343,7 +343,7 @@ export type Service = {
     customService: {
         name: string;
         /**
-         * Value shown in the seed `icap`.
+         * Value shown in the service description `icap`.
          */
         serviceType: string;
         loadBalancing: {
@@ -356,7 +356,7 @@ export type Service = {
                  */
                 ip: unknown | unknown;
                 /**
-                 * A port number 1 to 65535, as a string (the seed's type).
+                 * A port number 1 to 65535, as a string (the service description's type).
                  */
                 port: string;
             }>;
@@ -365,14 +365,14 @@ export type Service = {
 };
 
 /**
- * `STARTED` (request accepted) and `FINISHED` (deployment complete) are the seed's states;
+ * `STARTED` (request accepted) and `FINISHED` (deployment complete) are the service description's states;
  * `FAILED` is designed (the deployment could not complete; see `message`).
  *
  */
 export type TaskStatus = 'STARTED' | 'FINISHED' | 'FAILED';
 
 /**
- * A topology deployment task. `id` and `status` are the seed's fields; the others are
+ * A topology deployment task. `id` and `status` are the service description's fields; the others are
  * designed (marked `x-origin: designed`).
  *
  */
@@ -534,7 +534,7 @@ export type ManagedDeviceCollection = {
 
 /**
  * Error body of the management system for every 4xx and 5xx answer (the real product's
- * error form; the seed shows no error body for this interface).
+ * error form; the service description shows no error body for this interface).
  *
  */
 export type RestError = {

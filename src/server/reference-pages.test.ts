@@ -86,9 +86,9 @@ t.test(
         const fromYaml = parseYaml(yaml.body.toString()) as OpenApiDocument;
         const fromJson = JSON.parse(json.body.toString()) as OpenApiDocument;
         t.same(fromYaml, fromJson, `${role} ${name}: the YAML and the JSON say the same`);
-        // A moved port drops " in the seed" after it (the seed's port is no longer the one named).
+        // A moved port drops " in the service description" after it (the described port is no longer the one named).
         const seedless = (doc: OpenApiDocument) =>
-          JSON.parse(JSON.stringify(doc).replace(/(port (\*\*)?\d+(\*\*)?) in the seed/g, '$1')) as OpenApiDocument;
+          JSON.parse(JSON.stringify(doc).replace(/(port (\*\*)?\d+(\*\*)?) in the service description/g, '$1')) as OpenApiDocument;
         t.same(
           seedless(withoutServers(atDefaultPorts(fromJson, ports))),
           seedless(withoutServers(document)),
@@ -172,7 +172,7 @@ t.test('a served spec names the ports the roles run on, in one pass, and registr
       title: 'x',
       version: '1',
       description:
-        'The gateway at http://localhost:8080 (port **8080** in the seed), the pool member 127.0.0.1:8081, then [::1]:8100 and port 9999.',
+        'The gateway at http://localhost:8080 (port **8080** in the service description), the pool member 127.0.0.1:8081, then [::1]:8100 and port 9999.',
     },
     servers: [{ url: 'http://localhost:8080', 'x-portolan-role': 'gateway' }],
     'x-settings': { hostName: 'localhost:8080' },

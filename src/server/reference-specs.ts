@@ -127,7 +127,7 @@ const DEFAULT_PORTS = new Map<number, RoleName>(
  * Every string of the document (extensions and patterns aside) with the default ports of the roles that
  * run elsewhere replaced by their ports, in one pass (so ports that trade places are not replaced twice):
  * `localhost:8100` (also `127.0.0.1:`, `[::1]:`, URL-encoded `%3A`) and `port 8100` (`port **8100**`;
- * " in the seed" after it goes, since it no longer holds).
+ * " in the service description" after it goes, since it no longer holds).
  */
 function movedPorts(document: OpenApiDocument, ports: Readonly<Record<string, number | undefined>>): OpenApiDocument {
   const moved = new Map<string, string>();
@@ -142,7 +142,7 @@ function movedPorts(document: OpenApiDocument, ports: Readonly<Record<string, nu
         /(?<=^|[^\w.-]|%2F)(localhost|127\.0\.0\.1|\[::1\])(:|%3A)(\d{2,5})\b/gi,
         (all, host: string, colon: string, port: string) => (moved.has(port) ? `${host}${colon}${moved.get(port)}` : all),
       )
-      .replace(/\bport (\*\*)?(\d{2,5})(\*\*)?( in the seed)?/g, (all, open = '', port: string, close = '') =>
+      .replace(/\bport (\*\*)?(\d{2,5})(\*\*)?( in the (?:seed|service description))?/g, (all, open = '', port: string, close = '') =>
         moved.has(port) ? `port ${open}${moved.get(port)}${close}` : all,
       );
   const walk = (value: unknown): unknown => {
