@@ -8,7 +8,7 @@ import { planMocks } from '../../mocks/prism-plan.ts';
 import { startMockFront } from '../../mocks/prism-front.ts';
 import type { InterfaceName } from '../lib/spec-catalog.ts';
 import { specsOfRole } from './reference-test-helpers.ts';
-import { ROLE_MAP_PATH, urlHost, type RoleMap } from './role-map.ts';
+import { isRoleMapTarget, localAddressHost, ROLE_MAP_PATH, type RoleMap } from './role-map.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -38,12 +38,12 @@ function send(base: string, options: { method?: string; headers?: Record<string,
   });
 }
 
-t.test('urlHost puts IPv6 in brackets, unwraps IPv4-mapped addresses, escapes a zone', async (t) => {
-  t.equal(urlHost('127.0.0.1'), '127.0.0.1');
-  t.equal(urlHost('::1'), '[::1]');
-  t.equal(urlHost('::ffff:127.0.0.1'), '127.0.0.1');
-  t.equal(urlHost('fe80::1%eth0'), '[fe80::1%25eth0]');
-  t.equal(urlHost(undefined), '127.0.0.1', 'a request made in-process');
+t.test('localAddressHost puts IPv6 in brackets, unwraps IPv4-mapped addresses, escapes a zone', async (t) => {
+  t.equal(localAddressHost('127.0.0.1'), '127.0.0.1');
+  t.equal(localAddressHost('::1'), '[::1]');
+  t.equal(localAddressHost('::ffff:127.0.0.1'), '127.0.0.1');
+  t.equal(localAddressHost('fe80::1%eth0'), '[fe80::1%25eth0]');
+  t.equal(localAddressHost(undefined), '127.0.0.1', 'a request made in-process');
 });
 
 t.test('every role of the reference system answers the same role map, at the address the request came in on', async (t) => {
@@ -193,4 +193,12 @@ t.test('every role of a mock answers the mock role map (kind prism-mock), which 
     ['mapping'],
     'a closed role leaves the map',
   );
+});
+
+t.test('isRoleMapTarget: the path, with or without a query; nothing that only starts like it', async (t) => {
+  t.ok(isRoleMapTarget('/.well-known/portolan'));
+  t.ok(isRoleMapTarget('/.well-known/portolan?x=1'));
+  t.notOk(isRoleMapTarget('/.well-known/portolanx'));
+  t.notOk(isRoleMapTarget('/.well-known/portolan/roles'));
+  t.notOk(isRoleMapTarget('/api/charts'));
 });

@@ -47,10 +47,10 @@ export type RoleMapSource = {
  * IPv4-mapped IPv6 address as its IPv4 form; 127.0.0.1 when unknown (a request made in-process).
  *
  * @example
- * urlHost('::1') // '[::1]'
- * urlHost('::ffff:127.0.0.1') // '127.0.0.1'
+ * localAddressHost('::1') // '[::1]'
+ * localAddressHost('::ffff:127.0.0.1') // '127.0.0.1'
  */
-export function urlHost(localAddress: string | undefined): string {
+export function localAddressHost(localAddress: string | undefined): string {
   if (!localAddress) return '127.0.0.1';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(localAddress);
   if (mapped) return mapped[1]!;
@@ -65,7 +65,7 @@ export function urlHost(localAddress: string | undefined): string {
  * roleMap(source, '127.0.0.1').roles[0] // { role: 'gateway', url: 'http://127.0.0.1:8080', docs: 'http://127.0.0.1:8080/docs', interfaces: [...] }
  */
 export function roleMap(source: RoleMapSource, localAddress: string | undefined): RoleMap {
-  const host = urlHost(localAddress);
+  const host = localAddressHost(localAddress);
   const order = (role: string) => {
     const index = ROLE_NAMES.indexOf(role as (typeof ROLE_NAMES)[number]);
     return index === -1 ? ROLE_NAMES.length : index;
@@ -81,8 +81,8 @@ export function roleMap(source: RoleMapSource, localAddress: string | undefined)
 
 /** Whether a request target is the role map's (its query, if any, is ignored). */
 export function isRoleMapTarget(url: string): boolean {
-  const query = url.indexOf('?');
-  return (query === -1 ? url : url.slice(0, query)) === ROLE_MAP_PATH;
+  // Run on every request of every role: a prefix test, no slice of the target.
+  return url.startsWith(ROLE_MAP_PATH) && (url.length === ROLE_MAP_PATH.length || url.charCodeAt(ROLE_MAP_PATH.length) === 0x3f);
 }
 
 /** The headers of every role-map answer: JSON, never cached (it says what runs now), readable by any page. */
