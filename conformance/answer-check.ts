@@ -1,4 +1,5 @@
 import { bodyShape, responseSchema } from './body-shape.ts';
+import { headerCaseProblems } from './header-case-check.ts';
 import type { HttpResponse } from './http.ts';
 import type { Violation } from './model.ts';
 import { GATEWAY_RESPONSES, type SpecOperation, type SpecSet } from './spec-set.ts';
@@ -15,7 +16,8 @@ export type AnswerVerdict = {
 
 /**
  * Checks one answer against its operation: status, media type, headers and body (every error, each
- * with its JSON pointer). An answer that came through the gateway may also be one of the rate-limit
+ * with its JSON pointer), and the case of its header names as on the wire when the client saw them
+ * (header-case-check.ts). An answer that came through the gateway may also be one of the rate-limit
  * spec's `x-portolan-gateway-responses` (429 over the limit, 502/503/504 from the pool).
  */
 export function checkAnswer(
@@ -52,6 +54,17 @@ export function checkAnswer(
       pointer: '',
       message: `the body is not valid JSON (${res.jsonError})`,
     });
+  }
+  if (res.rawHeaderNames) {
+    for (const { name, expected } of headerCaseProblems(owner.spec.document, owner.op, res.status, res.rawHeaderNames)) {
+      violations.push({
+        interface: target.spec.name,
+        operationId: target.op.operationId,
+        check: 'header',
+        pointer: '',
+        message: `the header name ${name} is not in its conventional case (${expected}): clients that match names case-sensitively miss it`,
+      });
+    }
   }
   if (declaredBy === 'operation') observe({ interface: target.spec.name, operationId: target.op.operationId, status: res.status });
   if (declaredBy === 'gateway') observe({ interface: owner.spec.name, operationId: GATEWAY_RESPONSES, status: res.status });

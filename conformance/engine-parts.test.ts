@@ -176,11 +176,11 @@ t.test('a polling step asks again while the answer says "not yet", and captures 
   let reads = 0;
   const server = createServer((req, res) => {
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
     if (req.method === 'POST')
-      return json(201, { id: 'abc123', variables: {}, expiresAt: '2030-01-01T00:00:00Z' }, { location: '/access/sessions/abc123' });
+      return json(201, { id: 'abc123', variables: {}, expiresAt: '2030-01-01T00:00:00Z' }, { Location: '/access/sessions/abc123' });
     if (req.url === '/access/sessions/abc123' && ++reads < 3) return json(404, { error: 'session not found', 'error-message': 'not yet' });
     if (req.url === '/access/sessions/abc123')
       return json(200, { id: 'abc123', variables: { ready: 'yes' }, expiresAt: '2030-01-01T00:00:00Z' });

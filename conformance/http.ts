@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 
 /** A request ready to send: URL complete, body encoded. */
 export type HttpRequest = {
@@ -17,6 +17,11 @@ export type HttpResponse = {
   body: unknown;
   /** Set when a JSON media type came with a body that is not JSON. */
   jsonError?: string;
+  /**
+   * The header names as they came on the wire, in their case and order (answer-check.ts checks their case);
+   * absent when the client cannot see it (fetch lower-cases every name).
+   */
+  rawHeaderNames?: readonly string[];
   ms: number;
 };
 
@@ -34,25 +39,79 @@ export type HttpTransport = (options: { timeoutMs: number }) => HttpClient;
 /**
  * An HTTP client on one keep-alive pool per run (undici): the default for real targets. Never
  * follows redirects: a 302 is an answer the spec declares. Bodies of binary media types are kept as
- * byte counts only.
+ * byte counts only. The answer's header names are kept as they came on the wire too (`rawHeaderNames`).
  */
 export function createHttpClient(options: { timeoutMs: number }): HttpClient {
-  const dispatcher = new Agent({ headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connections: 16 });
+  const agent = new Agent({ headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connections: 16 });
   return {
     async send(req) {
       const started = performance.now();
+      let rawHeaderNames: string[] | undefined;
       const res = await request(req.url, {
         method: req.method as never,
         headers: req.headers,
         ...(req.body !== undefined ? { body: req.body } : {}),
         ...(req.timeoutMs !== undefined ? { headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs } : {}),
-        dispatcher,
+        // undici's answer has lower-case names only: the wire's are taken as the head arrives (same pool).
+        dispatcher: agent.compose(rawNamesInto((names) => (rawHeaderNames = names))),
       });
       const bytes = Buffer.from(await res.body.arrayBuffer());
-      return decodeAnswer(res.statusCode, res.headers as HttpResponse['headers'], bytes, started);
+      const answer = decodeAnswer(res.statusCode, res.headers as HttpResponse['headers'], bytes, started);
+      if (rawHeaderNames) answer.rawHeaderNames = rawHeaderNames;
+      return answer;
     },
-    close: () => dispatcher.close(),
+    close: () => agent.close(),
   };
+}
+
+/** An undici interceptor that hands the final answer's header names, as on the wire, to `take`. */
+function rawNamesInto(take: (names: string[]) => void): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (options, handler) => dispatch(options, new RawNames(handler, take));
+}
+
+/** Passes every event on to the request's own handler; reads the header names of the final answer on the way. */
+class RawNames implements Dispatcher.DispatchHandler {
+  private readonly handler: Dispatcher.DispatchHandler;
+  private readonly take: (names: string[]) => void;
+
+  constructor(handler: Dispatcher.DispatchHandler, take: (names: string[]) => void) {
+    this.handler = handler;
+    this.take = take;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown) {
+    this.handler.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>) {
+    this.handler.onRequestUpgrade?.(...args);
+  }
+
+  onResponseStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>) {
+    const [controller, statusCode] = args;
+    if (statusCode >= 200 && Array.isArray(controller.rawHeaders)) {
+      const raw = controller.rawHeaders as (Buffer | string)[];
+      const names: string[] = [];
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i]!;
+        names.push(typeof name === 'string' ? name : name.toString('latin1'));
+      }
+      this.take(names);
+    }
+    this.handler.onResponseStart?.(...args);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
+    this.handler.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>) {
+    this.handler.onResponseEnd?.(...args);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error) {
+    this.handler.onResponseError?.(controller, error);
+  }
 }
 
 /**

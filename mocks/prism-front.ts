@@ -2,6 +2,7 @@
 // also answers the role map (`GET /.well-known/portolan`, kind "prism-mock") naming every role of its mock.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { canonicalFieldList, canonicalHeaderName } from '../src/lib/header-case.ts';
 import type { InterfaceName } from '../src/lib/spec-catalog.ts';
 import { createRouteTable, UNLIMITED_PARAM_LENGTH } from '../src/server/route-table.ts';
 import { isRoleMapTarget, ROLE_MAP_HEADERS, roleMap, type RoleMapSource } from '../src/server/role-map.ts';
@@ -100,13 +101,20 @@ function answerRoleMap(req: IncomingMessage, res: ServerResponse, source: RoleMa
   }
   req.resume();
   const body = JSON.stringify(roleMap(source, req.socket.localAddress));
-  res.writeHead(200, { ...ROLE_MAP_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  const headers = {
+    ...ROLE_MAP_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  res.writeHead(200, canonicalFields(headers));
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 function forward(req: IncomingMessage, res: ServerResponse, port: number) {
   const upstream = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+    // Prism writes some names in its own case (`Content-type`, lower-case ones of its server): the front
+    // writes every name as clients expect it, as the reference does.
+    res.writeHead(answer.statusCode ?? 502, canonicalFieldList(answer.rawHeaders));
     answer.pipe(res);
   });
   upstream.on('error', (error) => {
@@ -127,6 +135,13 @@ const PRISM_ERRORS = 'https://stoplight.io/prism/errors#';
 
 function problem(res: ServerResponse, status: number, type: string, title: string, detail: string, headers: Record<string, string> = {}) {
   const body = JSON.stringify({ type, title, status, detail });
-  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(
+    status,
+    canonicalFields({ 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), ...headers }),
+  );
   res.end(body);
 }
+
+/** Header fields by name as a field list with every name in its conventional case (`Content-Type`, `Allow`). */
+const canonicalFields = (headers: Record<string, string>): string[] =>
+  Object.entries(headers).flatMap(([name, value]) => [canonicalHeaderName(name), value]);

@@ -866,7 +866,7 @@ import * as conformance from '@portolan/conformance';
 const stub = (conforming) => createServer((request, response) => {
   if (request.method !== 'GET' || request.url !== '/health') return void response.writeHead(404).end();
   if (!conforming) return void response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-  response.writeHead(200, { 'content-type': 'application/json' });
+  response.writeHead(200, { 'Content-Type': 'application/json' });
   response.end(JSON.stringify({ status: 'healthy', database: 'connected', services: 'available', timestamp: '2025-03-14T09:26:53.589Z' }));
 });
 const out = { exports: Object.keys(conformance).sort(), scenarios: conformance.loadScenarios().length };

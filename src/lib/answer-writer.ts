@@ -6,6 +6,7 @@ import { validateHeaderName, validateHeaderValue, type IncomingMessage, type Ser
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { drainWithin } from './drain.ts';
+import { canonicalHeaderName } from './header-case.ts';
 import { isRelayedBody, type RelayedBody } from './relayed-body.ts';
 import type { Timers } from './timers.ts';
 
@@ -100,17 +101,26 @@ async function finish(req: IncomingMessage, res: ServerResponse, linger: Linger)
   return gone ? 'client' : 'whole';
 }
 
-/** The status line and fields, with `Connection: close` when the request body is left unread. */
+/**
+ * The status line and fields, with `Connection: close` when the request body is left unread. Fields by
+ * name are written with their names in conventional case (`Location`, `WWW-Authenticate`: clients that
+ * match names case-sensitively find them); a field list as received is written in its own case.
+ */
 function writeHead(res: ServerResponse, answer: WireAnswer, closeAfter: boolean): void {
   const reason = answer.statusText !== undefined && SAFE_REASON.test(answer.statusText) ? answer.statusText : undefined;
+  let fields: (string | readonly string[])[];
   if (isFieldList(answer.headers)) {
-    const fields = closeAfter ? [...answer.headers, 'Connection', 'close'] : (answer.headers as string[]);
-    res.writeHead(answer.status, reason, fields);
+    fields = closeAfter ? [...answer.headers, 'Connection', 'close'] : (answer.headers as string[]);
   } else {
-    const headers = (closeAfter ? { ...answer.headers, connection: 'close' } : answer.headers) as Record<string, string | string[]>;
-    if (reason === undefined) res.writeHead(answer.status, headers);
-    else res.writeHead(answer.status, reason, headers);
+    fields = [];
+    for (const name in answer.headers) {
+      // `connection` is left out when the writer closes: one Connection field, not two.
+      if (closeAfter && name.length === 10 && name.toLowerCase() === 'connection') continue;
+      fields.push(canonicalHeaderName(name), answer.headers[name]!);
+    }
+    if (closeAfter) fields.push('Connection', 'close');
   }
+  res.writeHead(answer.status, reason, fields as string[]);
 }
 
 const isFieldList = (headers: WireAnswer['headers']): headers is readonly string[] => Array.isArray(headers);

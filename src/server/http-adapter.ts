@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { systemTimers, type Timers } from '../lib/timers.ts';
 import { drainWithin } from '../lib/drain.ts';
 import { writeAnswer, type Linger, type WireAnswer } from '../lib/answer-writer.ts';
+import { canonicalHeaderName } from '../lib/header-case.ts';
 import { isRelayedBody } from '../lib/relayed-body.ts';
 import hyperid from 'hyperid';
 import { portolanError, type ErrorCode } from '../lib/errors.ts';
@@ -211,10 +212,10 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
     const head = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-      `content-type: ${contentType ?? 'application/json'}`,
-      `content-length: ${Buffer.byteLength(payload)}`,
+      `Content-Type: ${contentType ?? 'application/json'}`,
+      `Content-Length: ${Buffer.byteLength(payload)}`,
     ];
-    for (const [name, value] of Object.entries(headers ?? {})) head.push(`${name}: ${[value].flat().join(', ')}`);
+    for (const [name, value] of Object.entries(headers ?? {})) head.push(`${canonicalHeaderName(name)}: ${[value].flat().join(', ')}`);
     socket.end(`${head.join('\r\n')}\r\n\r\n${payload}`);
     pending?.destroy();
   }
