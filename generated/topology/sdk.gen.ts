@@ -3,7 +3,7 @@
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
 
 import { client } from './client.gen.ts';
-import type { CreateTopologyData, CreateTopologyErrors, CreateTopologyResponses, DeleteSecurityPolicyData, DeleteSecurityPolicyErrors, DeleteSecurityPolicyResponses, DeleteServiceChainData, DeleteServiceChainErrors, DeleteServiceChainResponses, DeleteServiceData, DeleteServiceErrors, DeleteServiceResponses, DeleteSslSettingsData, DeleteSslSettingsErrors, DeleteSslSettingsResponses, DeleteTopologyData, DeleteTopologyErrors, DeleteTopologyResponses, ExchangeRefreshTokenData, ExchangeRefreshTokenErrors, ExchangeRefreshTokenResponses, GetSecurityPolicyData, GetSecurityPolicyErrors, GetSecurityPolicyResponses, GetServiceChainData, GetServiceChainErrors, GetServiceChainResponses, GetServiceData, GetServiceErrors, GetServiceResponses, GetSslSettingsData, GetSslSettingsErrors, GetSslSettingsResponses, GetTopologyData, GetTopologyErrors, GetTopologyResponses, GetTopologyTaskData, GetTopologyTaskErrors, GetTopologyTaskResponses, ListManagedDevicesData, ListManagedDevicesErrors, ListManagedDevicesResponses, LoginManagementUserData, LoginManagementUserErrors, LoginManagementUserResponses } from './types.gen.ts';
+import type { CreateTopologyData, CreateTopologyErrors, CreateTopologyResponses, DeleteSecurityPolicyData, DeleteSecurityPolicyErrors, DeleteSecurityPolicyResponses, DeleteServiceChainData, DeleteServiceChainErrors, DeleteServiceChainResponses, DeleteServiceData, DeleteServiceErrors, DeleteServiceResponses, DeleteSslSettingsData, DeleteSslSettingsErrors, DeleteSslSettingsResponses, DeleteTopologyData, DeleteTopologyErrors, DeleteTopologyResponses, ExchangeRefreshTokenData, ExchangeRefreshTokenErrors, ExchangeRefreshTokenResponses, GetSecurityPolicyData, GetSecurityPolicyErrors, GetSecurityPolicyResponses, GetServiceChainData, GetServiceChainErrors, GetServiceChainResponses, GetServiceData, GetServiceErrors, GetServiceResponses, GetSslSettingsData, GetSslSettingsErrors, GetSslSettingsResponses, GetTopologyData, GetTopologyErrors, GetTopologyResponses, GetTopologyTaskData, GetTopologyTaskErrors, GetTopologyTaskResponses, ListManagedDevicesData, ListManagedDevicesErrors, ListManagedDevicesResponses, ListTopologiesData, ListTopologiesErrors, ListTopologiesResponses, LoginManagementUserData, LoginManagementUserErrors, LoginManagementUserResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -61,6 +61,23 @@ export const exchangeRefreshToken = <ThrowOnError extends boolean = false>(optio
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * List the topologies
+ *
+ * Designed (the service description shows no call that lists topologies): the topologies the
+ * management system holds, in the real management system's collection form `{items, kind,
+ * selfLink}`, each item as `GET /mgmt/cm/ssl-orch/api/topology/{topologyName}` answers it, ordered
+ * by name (code points). Paged as the real management system's collections are: `$top` items
+ * (100 unless given, at most 500) after the first `$skip`; `totalItems` counts them all and
+ * `nextLink` names the next page while there is one. No topology: `items` is empty.
+ *
+ */
+export const listTopologies = <ThrowOnError extends boolean = false>(options?: Options<ListTopologiesData, ThrowOnError>): RequestResult<ListTopologiesResponses, ListTopologiesErrors, ThrowOnError> => (options?.client ?? client).get<ListTopologiesResponses, ListTopologiesErrors, ThrowOnError>({
+    security: [{ name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/cm/ssl-orch/api/topology',
+    ...options
 });
 
 /**

@@ -526,6 +526,23 @@ export type ManagedDevice = {
     selfLink?: string;
 };
 
+/**
+ * The topologies of the management system, one page of them (designed, in the real management system's collection form).
+ */
+export type TopologyCollection = {
+    items: Array<TopologyRecord>;
+    /**
+     * How many topologies there are in all pages.
+     */
+    totalItems: number;
+    /**
+     * The next page; absent on the last one.
+     */
+    nextLink?: string;
+    kind: 'cm:ssl-orch:api:topology:topologycollectionstate';
+    selfLink: string;
+};
+
 export type ManagedDeviceCollection = {
     items: Array<ManagedDevice>;
     kind?: string;
@@ -640,6 +657,44 @@ export type ExchangeRefreshTokenResponses = {
 };
 
 export type ExchangeRefreshTokenResponse = ExchangeRefreshTokenResponses[keyof ExchangeRefreshTokenResponses];
+
+export type ListTopologiesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * At most this many topologies in the answer (designed; 100 unless given).
+         */
+        $top?: number;
+        /**
+         * Leave out the first this many topologies (designed; 0 unless given).
+         */
+        $skip?: number;
+    };
+    url: '/mgmt/cm/ssl-orch/api/topology';
+};
+
+export type ListTopologiesErrors = {
+    /**
+     * `$top` or `$skip` is not an integer in its range.
+     */
+    400: RestError;
+    /**
+     * The `X-Vendor-Auth-Token` header is missing, or its token is unknown or has expired.
+     */
+    401: RestError;
+};
+
+export type ListTopologiesError = ListTopologiesErrors[keyof ListTopologiesErrors];
+
+export type ListTopologiesResponses = {
+    /**
+     * The topologies (one page).
+     */
+    200: TopologyCollection;
+};
+
+export type ListTopologiesResponse = ListTopologiesResponses[keyof ListTopologiesResponses];
 
 export type CreateTopologyData = {
     body: TopologyRequest;

@@ -4,6 +4,7 @@ import type { DeviceInventory } from './device-inventory.ts';
 import type { Problem } from './topology-check.ts';
 import { invalidTopology, quote } from './topology-outcome.ts';
 import { KIND_LABEL, type Definition, type ObjectKind } from './topology-plan.ts';
+import type { TopologyRead } from './topology-reads.ts';
 import type { TopologyService } from './topology-service.ts';
 import type { TaskRow } from './topology-store.ts';
 
@@ -22,6 +23,9 @@ const PATHS: Readonly<Record<Exclude<ObjectKind, 'topology'>, string>> = {
   service: '/mgmt/cm/ssl-orch/api/service',
 };
 const INVENTORY_PATH = '/mgmt/shared/resolver/device-groups/cm-bigip-allBigIpDevices/devices';
+const TOPOLOGY_PATH = '/mgmt/cm/ssl-orch/api/topology';
+/** Topologies in one answer of the list unless `$top` says otherwise (the spec's default). */
+const DEFAULT_PAGE = 100;
 
 /** The request of a read or delete of one object kind: the object's name in its path (the parameter's name differs by kind). */
 type ByName = { path: Record<string, string> };
@@ -52,6 +56,21 @@ const taskRecord = (task: TaskRow): B.TaskRecord => ({
   ...(task.message !== undefined ? { message: task.message } : {}),
 });
 
+/** A topology as its read (and each item of the list) answers it. */
+function topologyRecord(found: TopologyRead): B.TopologyRecord {
+  const definition = found.definition as Definition &
+    Pick<B.TopologyRecord, 'name' | 'type' | 'sslSetting' | 'securityPolicy' | 'targetList'>;
+  return {
+    ...definition,
+    serviceChains: found.serviceChains,
+    services: found.services,
+    ...(found.lastTask ? { lastTaskId: found.lastTask.id, lastTaskStatus: found.lastTask.status } : {}),
+    selfLink: `${SELF}${TOPOLOGY_PATH}/${definition.name}`,
+    devices: found.devices,
+    unconfirmedDevices: found.unconfirmedDevices,
+  };
+}
+
 /** The topology configuration API's operations beyond the login (HTTP <-> the topology service). */
 export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   const { service } = deps;
@@ -73,16 +92,23 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   const getTopology: TypedHandler<B.GetTopologyData, B.GetTopologyResponses, B.GetTopologyErrors> = async ({ params }) => {
     const found = await service.readTopology(params.topologyName);
     if (!found) return refuse('objectNotFound', `Topology ${quote(params.topologyName)} was not found.`);
-    const definition = found.definition as Definition &
-      Pick<B.TopologyRecord, 'name' | 'type' | 'sslSetting' | 'securityPolicy' | 'targetList'>;
-    const body: B.TopologyRecord = {
-      ...definition,
-      serviceChains: found.serviceChains,
-      services: found.services,
-      ...(found.lastTask ? { lastTaskId: found.lastTask.id, lastTaskStatus: found.lastTask.status } : {}),
-      selfLink: `${SELF}/mgmt/cm/ssl-orch/api/topology/${definition.name}`,
+    return { status: 200, body: topologyRecord(found) };
+  };
+
+  const listTopologies: TypedHandler<B.ListTopologiesData, B.ListTopologiesResponses, B.ListTopologiesErrors> = async ({ query }) => {
+    const skip = query.$skip ?? 0;
+    const top = query.$top ?? DEFAULT_PAGE;
+    const { total, topologies } = await service.listTopologies(skip, top);
+    return {
+      status: 200,
+      body: {
+        items: topologies.map(topologyRecord),
+        totalItems: total,
+        ...(skip + top < total ? { nextLink: `${SELF}${TOPOLOGY_PATH}?$top=${top}&$skip=${skip + top}` } : {}),
+        kind: 'cm:ssl-orch:api:topology:topologycollectionstate',
+        selfLink: `${SELF}${TOPOLOGY_PATH}`,
+      },
     };
-    return { status: 200, body: { ...body, devices: found.devices, unconfirmedDevices: found.unconfirmedDevices } };
   };
 
   /** GET of an object kind: its definition as stored, who uses it, where it is deployed. */
@@ -126,6 +152,7 @@ export function createTopologyHandlers(deps: TopologyHandlerDeps) {
   });
 
   return {
+    listTopologies,
     createTopology,
     getTopologyTask,
     getTopology,

@@ -49,5 +49,20 @@ export function createTopologyReads(db: Database) {
     return { ...found, serviceChains: names('chain'), services: names('service'), lastTask: task };
   }
 
-  return { read, readTopology, task: (id: string) => store.getTask(db, id) };
+  /**
+   * One page of the topologies, ordered by name in code points (the same on every store, whatever its
+   * collation): the `limit` after the first `offset`, and how many there are in all. A topology deleted
+   * while the page is read is left out.
+   */
+  async function listTopologies(offset: number, limit: number): Promise<{ total: number; topologies: TopologyRead[] }> {
+    const names = (await store.namesOf(db, 'topology')).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const topologies: TopologyRead[] = [];
+    for (const name of names.slice(offset, offset + limit)) {
+      const found = await readTopology(name);
+      if (found) topologies.push(found);
+    }
+    return { total: names.length, topologies };
+  }
+
+  return { read, readTopology, listTopologies, task: (id: string) => store.getTask(db, id) };
 }

@@ -61,6 +61,12 @@ export const topologyStore = {
       : undefined;
   },
 
+  /** The names of every object of a kind, in no particular order (the reads sort them). */
+  async namesOf(db: Database, kind: ObjectKind): Promise<string[]> {
+    const rows = await db.query<{ name: string }>('SELECT name FROM topology_objects WHERE kind = $1', [kind]);
+    return rows.map((r) => r.name);
+  },
+
   /** Marks an object as being deleted (`sinceMs`), or clears the mark (undefined). */
   async markDeleting(db: Database, kind: ObjectKind, name: string, sinceMs: number | undefined): Promise<void> {
     await db.execute('UPDATE topology_objects SET deleting_since_ms = $3 WHERE kind = $1 AND name = $2', [kind, name, sinceMs ?? null]);
