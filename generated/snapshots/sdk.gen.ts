@@ -3,7 +3,7 @@
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape, urlSearchParamsBodySerializer } from './client/index.ts';
 
 import { client } from './client.gen.ts';
-import type { DeleteAllSnapshotsData, DeleteAllSnapshotsErrors, DeleteAllSnapshotsResponses, DeleteSnapshotData, DeleteSnapshotErrors, DeleteSnapshotResponses, GetSnapshotCommandData, GetSnapshotCommandErrors, GetSnapshotCommandResponses, GetSnapshotData, GetSnapshotDiagnosticsData, GetSnapshotDiagnosticsErrors, GetSnapshotDiagnosticsResponses, GetSnapshotErrors, GetSnapshotFileData, GetSnapshotFileErrors, GetSnapshotFileResponses, GetSnapshotResponses, ListSnapshotCommandsData, ListSnapshotCommandsErrors, ListSnapshotCommandsResponses, ListSnapshotFilesData, ListSnapshotFilesErrors, ListSnapshotFilesResponses, ListSnapshotsData, ListSnapshotsErrors, ListSnapshotsResponses, LoginDiagnosticsUserData, LoginDiagnosticsUserErrors, UpdateSnapshotData, UpdateSnapshotErrors, UpdateSnapshotResponses, UploadSnapshotData, UploadSnapshotErrors } from './types.gen.ts';
+import type { DeleteAllSnapshotsData, DeleteAllSnapshotsErrors, DeleteAllSnapshotsResponses, DeleteSnapshotData, DeleteSnapshotErrors, DeleteSnapshotResponses, GetSnapshotCommandData, GetSnapshotCommandErrors, GetSnapshotCommandResponses, GetSnapshotData, GetSnapshotDiagnosticsData, GetSnapshotDiagnosticsErrors, GetSnapshotDiagnosticsResponses, GetSnapshotErrors, GetSnapshotFileData, GetSnapshotFileErrors, GetSnapshotFileResponses, GetSnapshotPageData, GetSnapshotPageErrors, GetSnapshotPageResponses, GetSnapshotResponses, ListSnapshotCommandsData, ListSnapshotCommandsErrors, ListSnapshotCommandsResponses, ListSnapshotFilesData, ListSnapshotFilesErrors, ListSnapshotFilesResponses, ListSnapshotsData, ListSnapshotsErrors, ListSnapshotsResponses, LoginDiagnosticsUserData, LoginDiagnosticsUserErrors, UpdateSnapshotData, UpdateSnapshotErrors, UpdateSnapshotResponses, UploadSnapshotData, UploadSnapshotErrors } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -191,8 +191,14 @@ export const getSnapshot = <ThrowOnError extends boolean = false>(options: Optio
  *
  * Updates snapshot metadata such as the description; idempotent (the same request twice leaves the same
  * state). The payload is designed (the service description does not show it): `description`, `support_case`,
- * `visible_in_gui`; fields present are set, fields absent are left unchanged. JSON or URL-encoded form (the
- * real product takes form data).
+ * `visible_in_gui`; fields present are set, fields absent are left unchanged. In the API's default format,
+ * XML (`application/vnd.vendor.diagnostics.api`, the latest, or `...+xml`), JSON, or a URL-encoded form
+ * (the real product takes form data).
+ *
+ * XML (designed): the root element `snapshot` holds one element per field, its text the value (UTF-8;
+ * `visible_in_gui` is `true` or `false`, as in a form). A body that is not well-formed XML, has a document
+ * type declaration, another root element or nested elements is **400**; every media type is checked
+ * against `SnapshotUpdate` (unknown fields, lengths). A body is at most 64 KiB (413 beyond).
  *
  * Answers **200** with the updated record when the snapshot is ready or failed (a failed record shows
  * `processing_status` `ERROR` and its `processing_messages`); **202** with `SnapshotProcessing` while it is
@@ -317,5 +323,37 @@ export const getSnapshotCommand = <ThrowOnError extends boolean = false>(options
             type: 'apiKey'
         }],
     url: '/snapshot-analyzer/api/snapshots/{snapshotId}/commands/{commandId}',
+    ...options
+});
+
+/**
+ * The snapshot's page in the GUI (its findings, HTML)
+ *
+ * Designed: the page the record's `gui_uri` names (the real service links its web GUI there). A readable HTML
+ * page of the snapshot: the device and upload facts, its hits most important first (importance, finding,
+ * summary, action, where, solution articles) and the diagnostics that found nothing. Behind the same login as
+ * the API: the session cookies from the login server (a browser that logged in sends them when it follows
+ * the link; `SameSite=Lax` lets a link from another site through). No session: **403** in the API's error
+ * shape (XML for a browser); log in at the login server first.
+ *
+ * Every answer of this operation but 400 and 403 is a page (`text/html; charset=utf-8`): **200** the
+ * findings; **202** while the snapshot is processing (`Retry-After: 2`; the page reloads itself every 2
+ * seconds); **422** the processing messages of a failed snapshot; **404** a snapshot the account does not
+ * have. `Accept` is not negotiated: the page is HTML only. A snapshot hidden with `visible_in_gui: false`
+ * keeps its page (it says it is hidden).
+ *
+ * The page is self-contained: no script, no image, no external asset; its one inline style is allowed by
+ * its hash in a strict `Content-Security-Policy` (`default-src 'none'`). Every value on it is HTML-escaped
+ * (hostnames, descriptions and finding texts come from uploaded archives); solution links are links only
+ * when they are `http(s)` URLs. It is never cached (`Cache-Control: no-store`) and cannot be framed.
+ *
+ */
+export const getSnapshotPage = <ThrowOnError extends boolean = false>(options: Options<GetSnapshotPageData, ThrowOnError>): RequestResult<GetSnapshotPageResponses, GetSnapshotPageErrors, ThrowOnError> => (options.client ?? client).get<GetSnapshotPageResponses, GetSnapshotPageErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'ssosession',
+            type: 'apiKey'
+        }],
+    url: '/snapshot-analyzer/gui/snapshots/{snapshotId}',
     ...options
 });

@@ -153,6 +153,11 @@ export type SnapshotUploadInfo = {
 };
 
 /**
+ * A page of the GUI (`getSnapshotPage`), a whole HTML document.
+ */
+export type SnapshotPage = string;
+
+/**
  * Metadata update (the service description: "such as the description"; the payload is designed). Fields present are set,
  * fields absent are unchanged; at least one is required.
  *
@@ -660,6 +665,10 @@ export type UpdateSnapshotErrors = {
      */
     408: DiagnosticsError;
     /**
+     * The update's body is larger than 64 KiB (designed).
+     */
+    413: DiagnosticsError;
+    /**
      * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
      */
     415: DiagnosticsError;
@@ -1001,3 +1010,53 @@ export type GetSnapshotCommandResponses = {
 };
 
 export type GetSnapshotCommandResponse = GetSnapshotCommandResponses[keyof GetSnapshotCommandResponses];
+
+export type GetSnapshotPageData = {
+    body?: never;
+    path: {
+        /**
+         * Snapshot identifier (`<snapshot_id>`), as listed by `listSnapshots` and given in the upload's `Location`.
+         * `0` is the shared, read-only sample snapshot.
+         *
+         */
+        snapshotId: SnapshotId;
+    };
+    query?: never;
+    url: '/snapshot-analyzer/gui/snapshots/{snapshotId}';
+};
+
+export type GetSnapshotPageErrors = {
+    /**
+     * The snapshot id is malformed.
+     */
+    400: DiagnosticsError;
+    /**
+     * No valid session: the `ssosession` cookie is missing, unknown or expired (the real product answers 403 for
+     * a bad session). Log in again at the login server.
+     *
+     */
+    403: DiagnosticsError;
+    /**
+     * The account has no snapshot of this id (a page).
+     */
+    404: SnapshotPage;
+    /**
+     * Processing of the snapshot failed; the page gives its messages.
+     */
+    422: SnapshotPage;
+};
+
+export type GetSnapshotPageError = GetSnapshotPageErrors[keyof GetSnapshotPageErrors];
+
+export type GetSnapshotPageResponses = {
+    /**
+     * The snapshot's findings as a page.
+     */
+    200: SnapshotPage;
+    /**
+     * The snapshot is still being processed; the page reloads itself every 2 seconds.
+     */
+    202: SnapshotPage;
+};
+
+export type GetSnapshotPageResponse = GetSnapshotPageResponses[keyof GetSnapshotPageResponses];

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ValidateFunction } from 'ajv';
 import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import type * as Sdk from '../../../generated/snapshots/sdk.gen.ts';
 import { createBasicAuthenticator } from '../../accounts/basic-auth.ts';
@@ -14,8 +15,10 @@ import { SNAPSHOT_MIGRATIONS } from './migrations.ts';
 import { createSessionStore } from './session-store.ts';
 import { SNAPSHOT_SETTINGS, type SnapshotConfig } from './settings.ts';
 import { negotiate, RESOURCE_FORMATS } from './formats/index.ts';
+import { createGuiHandlers } from './gui-handlers.ts';
 import { createSnapshotHandlers } from './snapshot-handlers.ts';
 import { createSnapshotService } from './snapshot-service.ts';
+import { createUpdateBodyReader, UPDATE_REQUEST_SCHEMA } from './update-body-handlers.ts';
 
 type Config = CoreConfig & SnapshotConfig;
 
@@ -86,15 +89,27 @@ export const snapshotsModule = defineModule({
       site,
       location: (host) => `${diagnosticsUrlFor(site, host, diagnosticsUrl())}${LIST_PATH}`,
     });
+    // ajv's 2020 draft is loaded with the first update, not at start.
+    let updateSchema: Promise<ValidateFunction> | undefined;
+    const loadUpdateSchema = () =>
+      (updateSchema ??= import('../../lib/spec-ajv.ts').then(
+        ({ createSpecValidator }) => createSpecValidator(context.runtime.document).ajv.compile(UPDATE_REQUEST_SCHEMA),
+        (error: unknown) => {
+          updateSchema = undefined;
+          throw error;
+        },
+      ));
     const { notAcceptable, ...operations } = createSnapshotHandlers({
       service,
       linkBase: (host) => diagnosticsLinkBase(site, host, diagnosticsUrl()),
+      readUpdate: createUpdateBodyReader(loadUpdateSchema),
     });
     return {
       // The login's answers (400, 401) come in the API's formats too: an Accept it cannot serve is 406 first.
       loginDiagnosticsUser: async (request) =>
         negotiate(request.headers.accept, RESOURCE_FORMATS) ? login.loginDiagnosticsUser(request) : notAcceptable(request),
       ...operations,
+      ...createGuiHandlers({ service, linkBase: (host) => diagnosticsLinkBase(site, host, diagnosticsUrl()) }),
     } satisfies OperationHandlers<typeof Sdk>;
   },
 });

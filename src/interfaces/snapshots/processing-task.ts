@@ -33,16 +33,26 @@ export async function runProcessingTask(
   if (!rules.ok) throw new Error(`The rule set given to a processing task is invalid: ${rules.message}`);
   let files: readonly string[] = [];
   let unpackedManifest: Manifest | undefined;
+  let linkNote: string | undefined;
   if (task.kind === 'unpack') {
     onPhase('unpacking');
     const extracted = await extractSnapshot(task.archivePath, task.filesDir, task.limits);
     if (!extracted.ok) return extracted;
     files = extracted.files;
     unpackedManifest = extracted.manifest;
+    linkNote = linksNote(extracted.skippedLinks);
   }
   onPhase('reading');
   const read = await readSnapshotFolder(task.filesDir, rules.ruleSet.reads);
   if (!read.ok) return { ok: false, message: read.message, ...(unpackedManifest ? { manifest: unpackedManifest } : {}) };
   onPhase('evaluating');
-  return { ok: true, manifest: read.content.manifest, files, output: evaluateSnapshot(rules.ruleSet, read.content) };
+  const content = linkNote === undefined ? read.content : { ...read.content, notes: [...(read.content.notes ?? []), linkNote] };
+  return { ok: true, manifest: read.content.manifest, files, output: evaluateSnapshot(rules.ruleSet, content) };
+}
+
+/** The note for links the archive held and extraction left out (a device's archive has some), or none. */
+function linksNote({ count, names }: { count: number; names: readonly string[] }): string | undefined {
+  if (count === 0) return undefined;
+  const shown = names.map((name) => JSON.stringify(name.slice(0, 200))).join(', ');
+  return `${count} link${count === 1 ? ' was' : 's were'} left out of the archive, never followed: ${shown}${count > names.length ? ', ...' : ''}`;
 }

@@ -25,12 +25,12 @@ t.test('an upload is processed to COMPLETE: device fields, diagnostics, files an
     platform: 'portolan-reference',
     version: '17.1.0',
     generationDate: '2026-11-02T09:30:00Z',
-    rulesVersion: '2026.11.1',
+    rulesVersion: '2026.12.2',
   });
 
   const output = await service.diagnostics('alice', id);
   t.equal(output?.diagnostics.filter, 'all');
-  t.equal(output?.version, '2026.11.1');
+  t.equal(output?.version, '2026.12.2');
   t.same(output?.system_information, { hostname: 'device-1.example.net', chassis_serial: 'PTL-0001-4242', platform: 'portolan-reference' });
   const hits = output?.diagnostics.diagnostic.filter((d) => d.run_data.match);
   t.same(
@@ -112,13 +112,7 @@ t.test('hostile archives end ERROR with the reason, and nothing is written outsi
   const service = await testService(store);
   const cases = [
     { archive: hostileArchive([{ path: '../escaped.txt', body: 'x' }]), message: /has a '\.\.' component/ },
-    {
-      archive: hostileArchive([
-        { path: 'config/evil', type: 'SymbolicLink', linkpath: '../../..' },
-        { path: 'config/evil/escaped.txt', body: 'x' },
-      ]),
-      message: /is a symbolic link/,
-    },
+    { archive: hostileArchive([{ path: 'logs/pipe', type: 'FIFO' }]), message: /is a FIFO/ },
     { archive: hostileArchive([{ path: '/tmp/portolan-absolute-escape.txt', body: 'x' }]), message: /absolute path/ },
   ];
   for (const { archive, message } of cases) {
@@ -212,7 +206,7 @@ t.test('a rule set of another version evaluates processed snapshots again, from 
   await processed(first, 'alice', failed);
   await first.stop();
   const before = await first.diagnostics('alice', id);
-  t.equal(before?.version, '2026.11.1');
+  t.equal(before?.version, '2026.12.2');
 
   // The next week's rule set: a new version in which the disk threshold became critical.
   const rules = JSON.parse(await readFile(DEFAULT_RULES_PATH, 'utf8')) as {

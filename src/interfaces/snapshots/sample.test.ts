@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { extractSnapshot, loadRuleSetFile } from './engine/index.ts';
 import { packFolder } from './engine/test-archive.ts';
+import { createFakeClock } from '../../lib/clock.ts';
 import { loadSample, SAMPLE_DIR } from './sample.ts';
+import { snapshotRepresentation } from './snapshot-wire.ts';
 import { healthyArchive, processed, testService, testStore, uploaded } from './test-snapshots-helpers.ts';
 
 const EXPECTED_HITS = {
@@ -60,7 +62,7 @@ t.test('every account lists the sample first and reads it; it cannot be changed 
   t.same(await service.list('alice'), ['0', id]);
   t.same(await service.list('bob'), ['0']);
   for (const account of ['alice', 'bob']) {
-    t.match(await service.get(account, '0'), { id: '0', status: 'COMPLETE', rulesVersion: '2026.11.1' });
+    t.match(await service.get(account, '0'), { id: '0', status: 'COMPLETE', rulesVersion: '2026.12.2' });
     t.ok((await service.diagnostics(account, '0'))!.diagnostics.hit_count > 0);
   }
   const files = await service.files('bob', '0');
@@ -89,4 +91,21 @@ t.test('a sample folder that is not a snapshot is refused', async (t) => {
   const loaded = await loadRuleSetFile();
   if (!loaded.ok) throw new Error(loaded.message);
   await t.rejects(loadSample(loaded.ruleSet, root), /The sample snapshot in .* is not valid: manifest.json: format must be/);
+});
+
+t.test("the sample's expiration date is always ahead of the clock, and the same all day", async (t) => {
+  const store = await testStore(t);
+  // Far past the sample's own date (2025) and past any year a fixed date would have been picked for.
+  const clock = createFakeClock(Date.parse('2140-03-09T17:45:12Z'));
+  const service = await testService(store, { clock });
+  const expiration = async (account: string) => snapshotRepresentation('http://localhost:8300', (await service.get(account, '0'))!);
+  const record = await expiration('alice');
+  t.equal(record.expiration_date, '2141-03-10T00:00:00.000Z', 'the end of the day a year from now');
+  t.ok(Date.parse(record.expiration_date) > clock.nowMs(), 'never in the past');
+  t.equal(record.upload.date, '2025-01-06T00:00:00.000Z', 'its upload date is still its manifest date');
+
+  clock.advance(Date.parse('2140-03-09T23:59:59.999Z') - clock.nowMs());
+  t.equal((await expiration('bob')).expiration_date, '2141-03-10T00:00:00.000Z', 'the same until midnight');
+  clock.advance(1);
+  t.equal((await expiration('bob')).expiration_date, '2141-03-11T00:00:00.000Z', 'a day later the next day');
 });

@@ -5,6 +5,7 @@ import type { DiagnosticOutput } from '../../../generated/snapshots/types.gen.ts
 import { evaluateSnapshot, readSnapshotFolder, type RuleSet } from './engine/index.ts';
 import { contentsOf, deviceOf } from './processing.ts';
 import type { SnapshotContents, SnapshotRecord } from './snapshot-store.ts';
+import { KEPT_MS } from './snapshot-wire.ts';
 
 /** Snapshot `0`: shared by every account, read-only (the spec's "Sample snapshot `0`"). */
 export const SAMPLE_ID = '0';
@@ -16,6 +17,17 @@ export const SAMPLE_ACCOUNT = '*';
  * file, over a year of uptime), so its diagnostics hit rules of every importance and miss the rest.
  */
 export const SAMPLE_DIR = fileURLToPath(new URL('./sample/', import.meta.url));
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * When the sample expires, read at `nowMs`: it is never deleted, so its expiration date is always ahead,
+ * as any snapshot's is a year after its upload: the end of the day (UTC) a year from now. The same
+ * all day long, so two reads of one day agree.
+ *
+ * @example sampleExpiresAtMs(Date.parse('2030-05-01T10:00:00Z')); // Date.parse('2031-05-02T00:00:00Z')
+ */
+export const sampleExpiresAtMs = (nowMs: number): number => Math.floor((nowMs + KEPT_MS) / DAY_MS) * DAY_MS + DAY_MS;
 
 export type Sample = {
   record: SnapshotRecord;

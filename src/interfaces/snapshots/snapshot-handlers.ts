@@ -1,5 +1,5 @@
 import type * as C from '../../../generated/snapshots/types.gen.ts';
-import { fail, ok } from '../../lib/errors.ts';
+import { fail, ok, type Result } from '../../lib/errors.ts';
 import {
   refusal,
   refuse,
@@ -12,13 +12,17 @@ import { selectDiagnostics } from './engine/index.ts';
 import { diagnosticsCsv, diagnosticsPdf, MEDIA_TYPES, negotiate, type Format } from './formats/index.ts';
 import * as xml from './formats/index.ts';
 import type { SnapshotRecord, SnapshotService } from './snapshot-service.ts';
-import { API_PATH, processingRepresentation, snapshotPatch, snapshotRepresentation } from './snapshot-wire.ts';
+import type { MetadataPatch } from './snapshot-store.ts';
+import { API_PATH, processingRepresentation, snapshotRepresentation } from './snapshot-wire.ts';
+import type { UpdateBodyError, UpdateBodyRequest } from './update-body-handlers.ts';
 import { MISSING_SNAPSHOT_FIELD } from './upload.ts';
 
 export type SnapshotHandlerDeps = {
   service: SnapshotService;
   /** The base URL of the links in an answer, from the request's Host (diagnosticsLinkBase: only a name the site lists). */
   linkBase: (host: string | undefined) => string;
+  /** The metadata update of a PUT, in JSON, a form or XML, checked against the spec (createUpdateBodyReader). */
+  readUpdate: (request: UpdateBodyRequest) => Promise<Result<MetadataPatch, UpdateBodyError>>;
 };
 
 const XML_OR_JSON: readonly Format[] = ['xml', 'json'];
@@ -170,7 +174,7 @@ export function createSnapshotHandlers(deps: SnapshotHandlerDeps) {
     XML_OR_JSON,
     async (request, format) => {
       const id = request.params.snapshotId;
-      const patch = snapshotPatch(request.body);
+      const patch = await deps.readUpdate(request);
       if (!patch.ok) return refusal(patch.error);
       const updated = await service.update(request.principal!, id, patch.value);
       if (updated === 'read-only') return refuse('forbidden', READ_ONLY);

@@ -4,7 +4,8 @@ import { join, resolve, sep } from 'node:path';
 import type { DiagnosticOutput } from '../../../generated/snapshots/types.gen.ts';
 import type { Database } from '../../stores/database.ts';
 import { FILES_FOLDER, snapshotFolder } from './processing.ts';
-import { SAMPLE_ID, type Sample } from './sample.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { SAMPLE_ID, sampleExpiresAtMs, type Sample } from './sample.ts';
 import { snapshotStore as store, type ContentEntry, type SnapshotContents, type SnapshotRecord } from './snapshot-store.ts';
 
 /** At most this much of a file's (or a command output's) content is served. */
@@ -21,6 +22,8 @@ export type SnapshotReaderOptions = {
   dataDir: string;
   /** The shared sample `0`, once loaded (undefined before the service starts). */
   sample: () => Sample | undefined;
+  /** Dates the sample's expiration (always ahead of now). */
+  clock: Clock;
 };
 
 /**
@@ -29,7 +32,7 @@ export type SnapshotReaderOptions = {
  * answers undefined for a snapshot the account does not have, or one that is not COMPLETE.
  *
  * @example
- * const reader = createSnapshotReader({ db, dataDir, sample: () => loadedSample });
+ * const reader = createSnapshotReader({ db, dataDir, sample: () => loadedSample, clock });
  * const file = await reader.file('alice', '3', fileId); // { id, value, size, truncated, content } or undefined
  */
 export function createSnapshotReader(options: SnapshotReaderOptions) {
@@ -55,7 +58,7 @@ export function createSnapshotReader(options: SnapshotReaderOptions) {
     async get(account: string, id: string): Promise<SnapshotRecord | undefined> {
       if (id === SAMPLE_ID) {
         const sample = options.sample();
-        return sample && { ...sample.record };
+        return sample && { ...sample.record, expiresAtMs: sampleExpiresAtMs(options.clock.nowMs()) };
       }
       return store.get(db, account, id);
     },

@@ -92,7 +92,7 @@ async function basicFlow(t: TapTest, url?: string) {
   const second = await uploaded(service, 'alice', healthyArchive());
   t.not(first, second, 'the same file twice: two snapshots');
   const record = await processed(service, 'alice', first);
-  t.match(record, { status: 'COMPLETE', hostname: 'device-1.example.net', rulesVersion: '2026.11.1', visibleInGui: true });
+  t.match(record, { status: 'COMPLETE', hostname: 'device-1.example.net', rulesVersion: '2026.12.2', visibleInGui: true });
   t.equal((await service.diagnostics('alice', first))?.diagnostics.hit_count, 0, 'the healthy fixture has no hits');
   t.equal((await processed(service, 'alice', second)).status, 'COMPLETE');
   t.same(await service.update('alice', first, { description: 'x' }), await service.update('alice', first, { description: 'x' }));

@@ -123,7 +123,7 @@ export function createSnapshotService(options: SnapshotServiceOptions) {
     everyMs: leaseMs,
     isGone: options.ownerLiveness ?? processLiveness(machine, process.pid),
   });
-  const reader = createSnapshotReader({ db, dataDir, sample: loaded.sample });
+  const reader = createSnapshotReader({ db, dataDir, sample: loaded.sample, clock });
   const editor = createSnapshotEditor({ db, dataDir, logger, queue, processor });
 
   return {

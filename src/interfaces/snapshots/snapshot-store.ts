@@ -24,6 +24,8 @@ export type SnapshotRecord = {
   uploadedAtMs: number;
   /** The rule set version of the stored diagnostics; undefined until processed (and after a failure). */
   rulesVersion: string | undefined;
+  /** When the snapshot expires, when it is not a year after its upload (the shared sample's: always ahead of the clock). */
+  expiresAtMs?: number;
 };
 
 /** One file (`value`: its path in the snapshot) or command (`value`: the command line) of a snapshot. */

@@ -7,7 +7,7 @@ export const API_PATH = '/snapshot-analyzer/api/snapshots';
 export const GUI_PATH = '/snapshot-analyzer/gui/snapshots';
 
 /** A snapshot is kept a year after its upload (designed, as the real service shows an expiration date). */
-const KEPT_MS = 365 * 24 * 3600 * 1000;
+export const KEPT_MS = 365 * 24 * 3600 * 1000;
 const EMAIL =
   /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 
@@ -38,7 +38,7 @@ export function snapshotRepresentation(base: string, r: SnapshotRecord): C.Snaps
       performed_by: { name: user, email: EMAIL.test(user) ? user : `${user.replace(/[^A-Za-z0-9._-]/g, '_') || 'user'}@users.invalid` },
       date: uploaded,
     },
-    expiration_date: new Date(r.uploadedAtMs + KEPT_MS).toISOString(),
+    expiration_date: new Date(r.expiresAtMs ?? r.uploadedAtMs + KEPT_MS).toISOString(),
     processing_status: r.status === 'ERROR' ? 'ERROR' : 'COMPLETE',
     processing_messages: r.messages,
     file_size: r.fileSize,

@@ -2,7 +2,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Fact, FactValue } from './fact.ts';
 import type { CollectionName } from './facts.ts';
 import type { Comparison, Condition, Predicate, Test } from './rule-types.ts';
-import type { SnapshotContent } from './snapshot-content.ts';
+import type { SnapshotContent } from './content.ts';
+import { VERSION_FORM } from './manifest.ts';
 
 /** Whether a condition holds, and the snapshot-specific lines that say where (empty when it does not hold). */
 export type Verdict = { match: boolean; output: string[] };
@@ -33,6 +34,8 @@ export function evaluateCondition(condition: Condition, context: Context): Verdi
     case 'not':
       return { match: !evaluateCondition(condition.of, context).match, output: [] };
     case 'version': {
+      // A device archive that names no version (no VERSION file, nothing in its configuration): no version rule applies.
+      if (!VERSION_FORM.test(content.manifest.version)) return miss;
       const version = content.manifest.version.split('.').map(Number);
       const match =
         (!condition.from || compareVersions(version, condition.from) >= 0) &&
@@ -58,14 +61,17 @@ export function evaluateCondition(condition: Condition, context: Context): Verdi
           if (count++ === 0) first = `line ${i + 1}: ${clip(line.trim())}`;
         });
         total += count;
-        if (count > 0) output.push(`${path}: ${count} matching line${count === 1 ? '' : 's'}, first at ${first}`);
+        if (count > 0) output.push(`${labelOf(content, path)}: ${count} matching line${count === 1 ? '' : 's'}, first at ${first}`);
       }
       return total >= condition.atLeast ? { match: true, output } : miss;
     }
     case 'json': {
       const value = jsonValue(content.text.get(condition.file), condition.key);
       if (value === undefined || !holds(value, condition.test)) return miss;
-      return { match: true, output: [`${condition.file}: ${condition.key.join('.')} is ${clip(JSON.stringify(value), 80)}`] };
+      return {
+        match: true,
+        output: [`${labelOf(content, condition.file)}: ${condition.key.join('.')} is ${clip(JSON.stringify(value), 80)}`],
+      };
     }
     case 'extract': {
       const output: string[] = [];
@@ -78,7 +84,7 @@ export function evaluateCondition(condition: Condition, context: Context): Verdi
           const measured = measure(raw, groups, condition, taken);
           if (measured === undefined || !holds(measured.value, condition.test)) continue;
           const label = condition.label ? `${groups[condition.label] ?? ''}: ` : '';
-          output.push(`${path}: ${clip(label + measured.text)}`);
+          output.push(`${labelOf(content, path)}: ${clip(label + measured.text)}`);
         }
       }
       return output.length > 0 ? { match: true, output } : miss;
@@ -91,6 +97,9 @@ export function evaluateCondition(condition: Condition, context: Context): Verdi
     }
   }
 }
+
+/** How an output line names a file: a device archive's object (`ltm rule /Common/x (config/bigip.conf)`) or the path. */
+const labelOf = (content: SnapshotContent, path: string) => content.labels?.get(path) ?? path;
 
 export function compareVersions(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {

@@ -60,6 +60,7 @@ export function declarationFacts(text: string | undefined) {
     virtualPort: number;
     pool: string;
     tls: boolean;
+    redirectOnly: boolean;
   };
   const pending: { id: string; fields: Service; local: ReadonlySet<string> }[] = [];
   for (const [tenant, tenantBody] of ofClass(adc, (cls) => cls === 'Tenant')) {
@@ -107,6 +108,9 @@ export function declarationFacts(text: string | undefined) {
           virtualPort: numberOr(service.virtualPort, DEFAULT_PORTS[cls] ?? 0),
           pool: reference(service.pool),
           tls: cls === 'Service_HTTPS' || service.serverTLS !== undefined,
+          // Its only iRule is the device's redirect to HTTPS (as a device archive's redirect virtuals).
+          redirectOnly:
+            Array.isArray(service.iRules) && service.iRules.length === 1 && reference(service.iRules[0]) === '/Common/_sys_https_redirect',
         };
         pending.push({ id: `${base}/${name}`, fields, local });
       }

@@ -43,7 +43,7 @@ t.test('a snapshot archive extracts, is read from its folder and evaluated: the 
     chassis_serial: TEST_MANIFEST.chassisSerial,
     platform: TEST_MANIFEST.platform,
   });
-  t.equal(output.version, '2026.11.1');
+  t.equal(output.version, '2026.12.2');
   t.match(output.diagnostics, { filter: 'hit', hit_count: 3, miss_count: ruleSet.rules.length - 3 });
   t.same(output.diagnostics.diagnostic.map((d) => d.name).sort(), [...HITS].sort());
   t.same(

@@ -7,7 +7,9 @@ import { quoteName } from './entry-path.ts';
 import { EntryTable } from './entry-table.ts';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './limits.ts';
 import { validateManifest, type Manifest, type ManifestCheck } from './manifest.ts';
+import { deviceManifest } from './device-archive.ts';
 import { readHead } from './read-head.ts';
+import { snapshotLayout } from './snapshot-layout.ts';
 
 export type ExtractedSnapshot = {
   ok: true;
@@ -17,6 +19,8 @@ export type ExtractedSnapshot = {
   unpackedBytes: number;
   /** Bytes of the tar stream decompressed: up to its end marker (a little past it: gunzip's last chunk). */
   inflatedBytes: number;
+  /** Links in the archive, left out: never written nor followed (how many, the first few names). */
+  skippedLinks: { count: number; names: readonly string[] };
 };
 type Unpacked = { ok: true; table: EntryTable; inflatedBytes: number };
 export type ExtractFailure = { ok: false; message: string };
@@ -199,15 +203,26 @@ async function checkUnpacked(
   }
   if (count !== expected.size || bytes > limits.maxUnpackedBytes)
     return { ok: false, message: 'the unpacked files do not match the archive' };
-  const manifest = await readManifest(dest, limits.maxManifestBytes);
-  return manifest.ok ? { ok: true, manifest: manifest.manifest, files: table.files, unpackedBytes: bytes, inflatedBytes } : manifest;
+  const layout = await snapshotLayout(dest);
+  const manifest =
+    layout.kind === 'device'
+      ? { ok: true as const, manifest: await deviceManifest(dest, layout.root) }
+      : await readManifest(dest, limits.maxManifestBytes);
+  return manifest.ok
+    ? { ok: true, manifest: manifest.manifest, files: table.files, unpackedBytes: bytes, inflatedBytes, skippedLinks: table.skippedLinks }
+    : manifest;
 }
 
 /** Reads and checks `manifest.json` at the root of an unpacked snapshot (at most `maxBytes` of it). */
 export async function readManifest(dir: string, maxBytes: number): Promise<ManifestCheck> {
   const path = join(dir, 'manifest.json');
   const stat = await lstat(path).catch(() => undefined);
-  if (!stat?.isFile()) return { ok: false, message: 'manifest.json is missing at the root of the archive' };
+  if (!stat?.isFile())
+    return {
+      ok: false,
+      message:
+        'manifest.json is missing at the root of the archive, and it is no device archive either (config/bigip.conf or config/bigip_base.conf at its root)',
+    };
   if (stat.size > maxBytes) return { ok: false, message: `manifest.json is larger than ${maxBytes} bytes` };
   let value: unknown;
   try {

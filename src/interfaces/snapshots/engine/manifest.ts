@@ -1,9 +1,14 @@
 /** The format name `manifest.json` carries: a new layout gets a new number. */
 export const MANIFEST_FORMAT = 'portolan-snapshot/1';
+/** The format of a device's own archive (a UCS or a qkview: README.md, "Device archives"), which has no manifest: its fields are read from its files. */
+export const DEVICE_ARCHIVE_FORMAT = 'device-archive';
 
-/** `manifest.json` at the root of a snapshot archive (README.md, "Archive format"). */
+/**
+ * `manifest.json` at the root of a snapshot archive (README.md, "Archive format"), or what a device
+ * archive says of the same (its fields '' where it does not say).
+ */
 export type Manifest = {
-  readonly format: typeof MANIFEST_FORMAT;
+  readonly format: typeof MANIFEST_FORMAT | typeof DEVICE_ARCHIVE_FORMAT;
   readonly hostname: string;
   readonly chassisSerial: string;
   readonly platform: string;

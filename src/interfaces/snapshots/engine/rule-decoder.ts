@@ -134,7 +134,8 @@ export class RuleDecoder {
         if (typeof e.in !== 'string' || !isCollection(e.in))
           return this.problem(`${here}.in`, `must be one of ${list(Object.keys(COLLECTIONS))}`);
         const collection = e.in;
-        this.glob(COLLECTIONS[collection].source, `${here}.in`, true);
+        const source: string | undefined = COLLECTIONS[collection].source;
+        if (source !== undefined) this.glob(source, `${here}.in`, true);
         const where = e.where === undefined ? undefined : this.predicate(e.where, `${here}.where`, collection);
         const atLeast = this.count(e.atLeast, `${here}.atLeast`);
         if ((e.where !== undefined && !where) || !atLeast) return undefined;

@@ -22,7 +22,7 @@ const withMatch = (match: unknown) => ruleSet(rule({ match }));
 t.test('the shipped rule file loads', async (t) => {
   const loaded = await loadRuleSetFile();
   t.ok(loaded.ok, loaded.ok ? 'loaded' : loaded.message);
-  if (loaded.ok) t.equal(loaded.ruleSet.version, '2026.11.1');
+  if (loaded.ok) t.equal(loaded.ruleSet.version, '2026.12.2');
 });
 
 t.test('a minimal rule set loads, frozen, and reads the files its rules name', async (t) => {

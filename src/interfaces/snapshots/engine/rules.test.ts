@@ -43,12 +43,12 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
   },
   'http-service-without-tls': {
     hit: declaration((app) => delete app.api_service.virtualPort),
-    output: /api_service \(tls false, virtualPort 80\)/,
+    output: /api_service \(tls false, virtualPort 80, redirectOnly false\)/,
     miss: declaration((app) => (app.web_service.virtualPort = 80)),
   },
   'service-on-any-address': {
     hit: declaration((app) => (app.api_service.virtualAddresses = ['0.0.0.0'])),
-    output: /api_service \(virtualAddresses 0\.0\.0\.0\)/,
+    output: /api_service \(virtualAddresses 0\.0\.0\.0, class Service_HTTP\)/,
     miss: declaration((app) => (app.api_service.virtualAddresses = ['10.0.0.0'])),
   },
   'duplicate-virtual-address': {
@@ -225,6 +225,11 @@ const CASES: Record<string, { hit: Patch; output: RegExp; miss: Patch }> = {
     output: /^commands\/memory\.txt is missing$/,
     miss: { remove: ['commands/uptime.txt'] },
   },
+  'snapshot-read-partly': {
+    hit: { notes: ['config/bigip.conf is 40000000 bytes: only its first 33554432 bytes were read'] },
+    output: /^config\/bigip\.conf is 40000000 bytes: only its first 33554432 bytes were read$/,
+    miss: { notes: [] },
+  },
 };
 
 function addApplications(adc: Record<string, any>, count: number) {
@@ -263,3 +268,16 @@ for (const [name, { hit, output, miss }] of Object.entries(CASES)) {
     t.same(diagnostic.output, []);
   });
 }
+
+t.test('a declared port-80 service whose only iRule is the built-in redirect to HTTPS does not serve plain HTTP', async (t) => {
+  const redirect = declaration((app) => {
+    delete app.api_service.virtualPort;
+    app.api_service.iRules = [{ bigip: '/Common/_sys_https_redirect' }];
+  });
+  t.equal(diagnosticOf(redirect, 'http-service-without-tls').run_data.match, false);
+  const more = declaration((app) => {
+    delete app.api_service.virtualPort;
+    app.api_service.iRules = [{ bigip: '/Common/_sys_https_redirect' }, 'own_rule'];
+  });
+  t.equal(diagnosticOf(more, 'http-service-without-tls').run_data.match, true, 'with an iRule of its own next to it, it may');
+});

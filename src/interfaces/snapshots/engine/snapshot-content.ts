@@ -1,26 +1,11 @@
-import { readdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { DEFAULT_READ_LIMITS, type ReadLimits, type SnapshotContent } from './content.ts';
+import { readDeviceArchive } from './device-archive.ts';
 import { readManifest } from './extract.ts';
 import type { Manifest } from './manifest.ts';
-import { readHead } from './read-head.ts';
+import { listFiles, readSelected } from './read-files.ts';
+import { snapshotLayout } from './snapshot-layout.ts';
 
-/** What the evaluator sees of a snapshot: its manifest, the names of all its files and the text of those the rules read. */
-export type SnapshotContent = {
-  readonly manifest: Manifest;
-  /** Every file of the snapshot: relative POSIX paths, sorted. */
-  readonly paths: readonly string[];
-  /** The text (UTF-8) of the files the rule set reads, each cut at `maxFileBytes`. */
-  readonly text: ReadonlyMap<string, string>;
-  /** Files the rule set would read that were left out because the read budget was spent. */
-  readonly unread: readonly string[];
-};
-
-export type ReadLimits = { readonly maxFileBytes: number; readonly maxTotalBytes: number; readonly maxManifestBytes: number };
-export const DEFAULT_READ_LIMITS: ReadLimits = Object.freeze({
-  maxFileBytes: 4 * 1024 * 1024,
-  maxTotalBytes: 64 * 1024 * 1024,
-  maxManifestBytes: 64 * 1024,
-});
+export { DEFAULT_READ_LIMITS, type ReadLimits, type SnapshotContent } from './content.ts';
 
 /**
  * A snapshot held in memory (tests, or a producer checking its own output): every file is readable.
@@ -42,24 +27,11 @@ export async function readSnapshotFolder(
   reads: (path: string) => boolean,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
 ): Promise<{ ok: true; content: SnapshotContent } | { ok: false; message: string }> {
+  const layout = await snapshotLayout(dir);
+  if (layout.kind === 'device') return { ok: true, content: await readDeviceArchive(dir, layout.root, reads, limits) };
   const manifest = await readManifest(dir, limits.maxManifestBytes);
   if (!manifest.ok) return manifest;
-  const paths = (await readdir(dir, { recursive: true, withFileTypes: true }))
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .filter((path) => path !== 'manifest.json')
-    .sort();
-  const text = new Map<string, string>();
-  const unread: string[] = [];
-  let budget = limits.maxTotalBytes;
-  for (const path of paths.filter(reads)) {
-    if (budget <= 0) {
-      unread.push(path);
-      continue;
-    }
-    const bytes = await readHead(join(dir, path), Math.min(limits.maxFileBytes, budget));
-    budget -= bytes.length;
-    text.set(path, bytes.toString('utf8'));
-  }
+  const paths = (await listFiles(dir)).filter((path) => path !== 'manifest.json');
+  const { text, unread } = await readSelected(dir, paths.filter(reads), limits.maxFileBytes, limits.maxTotalBytes);
   return { ok: true, content: { manifest: manifest.manifest, paths, text, unread } };
 }

@@ -10,7 +10,14 @@ export const HEALTHY_DIR = new URL('./fixtures/healthy-snapshot/', import.meta.u
 type Files = Record<string, string>;
 type Json = Record<string, any>;
 /** A change to the healthy snapshot: files added or replaced, files removed, manifest fields, or a function over the files. */
-export type Patch = { files?: Files; remove?: readonly string[]; manifest?: Partial<Manifest>; edit?: (files: Files) => void };
+export type Patch = {
+  files?: Files;
+  remove?: readonly string[];
+  manifest?: Partial<Manifest>;
+  edit?: (files: Files) => void;
+  /** What reading noted (as a device archive's reader does). */
+  notes?: readonly string[];
+};
 
 export function healthyFiles(): Files {
   const files: Files = {};
@@ -30,7 +37,7 @@ export function patched(patch: Patch = {}): SnapshotContent {
   for (const path of patch.remove ?? []) delete files[path];
   patch.edit?.(files);
   const manifest = { ...(JSON.parse(files['manifest.json']!) as Manifest), ...patch.manifest };
-  return snapshotContent(manifest, files);
+  return { ...snapshotContent(manifest, files), ...(patch.notes ? { notes: patch.notes } : {}) };
 }
 
 /** A patch that edits the declaration's application /Web_Prod/App_1 (or the whole declaration, `adc`). */

@@ -13,6 +13,8 @@ export {
   snapshotXml,
   xmlText,
 } from './xml.ts';
+export { xmlFields } from './xml-request.ts';
+export { failedPage, HTML_TYPE, notFoundPage, PAGE_CSP, processingPage, snapshotPage } from './html.ts';
 export { CSV_COLUMNS, csvCell, diagnosticsCsv } from './csv.ts';
 export type { PdfOptions, PdfSnapshot } from './pdf.ts';
 
