@@ -47,5 +47,7 @@ const HEALTH: PrismDeviation = {
 export const PRISM_DYNAMIC_DEVIATIONS: Readonly<Record<string, PrismDeviation>> = {
   'device deleteDeclaration */*': DEPLOYED_DECLARATION,
   'device deleteTenantDeclaration */*': DEPLOYED_DECLARATION,
+  'device patchDeclaration */*': DEPLOYED_DECLARATION,
+  'device deleteApplication */*': DEPLOYED_DECLARATION,
   ...Object.fromEntries(ROLE_NAMES.map((role) => [`${role} getHealth */*`, HEALTH])),
 };

@@ -19,6 +19,12 @@ export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
     debian: 'chromium',
     why: "renders every role's /docs reference page in src/server/reference-pages.browser.test.ts",
   },
+  {
+    command: 'haproxy',
+    versionFlag: '-v',
+    debian: 'haproxy',
+    why: 'balances two processes of every role in src/app/scale-out.test.ts, and checks the configuration `portolan haproxy-config` writes',
+  },
 ];
 
 /** Whether `command` can be run (any exit status: only "not found" counts as missing). */

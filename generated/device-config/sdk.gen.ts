@@ -3,7 +3,7 @@
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
 
 import { client } from './client.gen.ts';
-import type { ApplyAccessPolicyData, ApplyAccessPolicyErrors, ApplyAccessPolicyResponses, BindOauthClientAppData, BindOauthClientAppErrors, BindOauthClientAppResponses, CreateOauthClientAppData, CreateOauthClientAppErrors, CreateOauthClientAppResponses, CreateRuleData, CreateRuleErrors, CreateRuleResponses, DeleteDeclarationData, DeleteDeclarationErrors, DeleteDeclarationResponses, DeleteOauthClientAppData, DeleteOauthClientAppErrors, DeleteOauthClientAppResponses, DeleteRuleData, DeleteRuleErrors, DeleteRuleResponses, DeleteTenantDeclarationData, DeleteTenantDeclarationErrors, DeleteTenantDeclarationResponses, DeployDeclarationData, DeployDeclarationErrors, DeployDeclarationResponses, ExchangeDeviceRefreshTokenData, ExchangeDeviceRefreshTokenErrors, ExchangeDeviceRefreshTokenResponses, GetBashUtilityData, GetBashUtilityErrors, GetDbVariableData, GetDbVariableErrors, GetDbVariableResponses, GetDeclarationData, GetDeclarationErrors, GetDeclarationResponses, GetDeployInfoData, GetDeployInfoErrors, GetDeployInfoResponses, GetDeployTaskData, GetDeployTaskErrors, GetDeployTaskResponses, GetDeviceInfoData, GetDeviceInfoErrors, GetDeviceInfoResponses, GetDeviceSnapshotData, GetDeviceSnapshotErrors, GetDeviceSnapshotResponses, GetRuleData, GetRuleErrors, GetRuleResponses, GetTenantDeclarationData, GetTenantDeclarationErrors, GetTenantDeclarationResponses, ListDeployTasksData, ListDeployTasksErrors, ListDeployTasksResponses, ListRulesData, ListRulesErrors, ListRulesResponses, LoginDeviceUserData, LoginDeviceUserErrors, LoginDeviceUserResponses, PatchDbVariableData, PatchDbVariableErrors, PatchDbVariableResponses, PatchRuleData, PatchRuleErrors, PatchRuleResponses } from './types.gen.ts';
+import type { ApplyAccessPolicyData, ApplyAccessPolicyErrors, ApplyAccessPolicyResponses, BindOauthClientAppData, BindOauthClientAppErrors, BindOauthClientAppResponses, CreateOauthClientAppData, CreateOauthClientAppErrors, CreateOauthClientAppResponses, CreateRuleData, CreateRuleErrors, CreateRuleResponses, DeleteApplicationData, DeleteApplicationErrors, DeleteApplicationResponses, DeleteDeclarationData, DeleteDeclarationErrors, DeleteDeclarationResponses, DeleteOauthClientAppData, DeleteOauthClientAppErrors, DeleteOauthClientAppResponses, DeleteRuleData, DeleteRuleErrors, DeleteRuleResponses, DeleteTenantDeclarationData, DeleteTenantDeclarationErrors, DeleteTenantDeclarationResponses, DeployApplicationsData, DeployApplicationsErrors, DeployApplicationsResponses, DeployDeclarationData, DeployDeclarationErrors, DeployDeclarationResponses, ExchangeDeviceRefreshTokenData, ExchangeDeviceRefreshTokenErrors, ExchangeDeviceRefreshTokenResponses, GetApplicationData, GetApplicationErrors, GetApplicationResponses, GetBashUtilityData, GetBashUtilityErrors, GetDbVariableData, GetDbVariableErrors, GetDbVariableResponses, GetDeclarationData, GetDeclarationErrors, GetDeclarationResponses, GetDeployInfoData, GetDeployInfoErrors, GetDeployInfoResponses, GetDeploySettingsData, GetDeploySettingsErrors, GetDeploySettingsResponses, GetDeployTaskData, GetDeployTaskErrors, GetDeployTaskResponses, GetDeviceInfoData, GetDeviceInfoErrors, GetDeviceInfoResponses, GetDeviceSnapshotData, GetDeviceSnapshotErrors, GetDeviceSnapshotResponses, GetFailoverStatusData, GetFailoverStatusErrors, GetFailoverStatusResponses, GetRuleData, GetRuleErrors, GetRuleResponses, GetTenantDeclarationData, GetTenantDeclarationErrors, GetTenantDeclarationResponses, ListApplicationsData, ListApplicationsErrors, ListApplicationsResponses, ListDeployTasksData, ListDeployTasksErrors, ListDeployTasksResponses, ListRulesData, ListRulesErrors, ListRulesResponses, LoginDeviceUserData, LoginDeviceUserErrors, LoginDeviceUserResponses, PatchDbVariableData, PatchDbVariableErrors, PatchDbVariableResponses, PatchDeclarationData, PatchDeclarationErrors, PatchDeclarationResponses, PatchRuleData, PatchRuleErrors, PatchRuleResponses, UpdateDeploySettingsData, UpdateDeploySettingsErrors, UpdateDeploySettingsResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -133,6 +133,18 @@ export const getDeviceInfo = <ThrowOnError extends boolean = false>(options?: Op
  * device does not keep its log lines; they go to the process log). Bounds: the declaration as
  * deployed, script text at most 16 MiB, logs at most about 2 MiB, the rest a few KiB.
  *
+ * **`layout=device-archive`** (designed): the same state laid out as a real device's archive
+ * (a UCS or qkview), which the diagnostics service reads as well: `VERSION` (`Product`,
+ * `Version`, `Date`), `config/bigip_base.conf` (a partition per tenant, the device record
+ * `cm device` with host name, `chassis-id` and version, every db variable as `sys db`, a folder
+ * per application, `sys global-settings`), `config/bigip.conf` (script objects of `Common` as
+ * `ltm rule`) and `config/partitions/<tenant>/bigip.conf` (its monitors, pools and members,
+ * services as `ltm virtual` with the class in `metadata`, script objects), all in tmsh syntax;
+ * `var/log/deployments` and `var/log/snapshot` (the two logs above) and the same `commands/`.
+ * No secret is written: only pools, services, monitors, folders, script objects and db
+ * variables. A script object whose braces do not balance cannot be held by tmsh syntax: it is
+ * left out and named in `var/log/snapshot`.
+ *
  */
 export const getDeviceSnapshot = <ThrowOnError extends boolean = false>(options?: Options<GetDeviceSnapshotData, ThrowOnError>): RequestResult<GetDeviceSnapshotResponses, GetDeviceSnapshotErrors, ThrowOnError> => (options?.client ?? client).get<GetDeviceSnapshotResponses, GetDeviceSnapshotErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
@@ -214,6 +226,26 @@ export const patchRule = <ThrowOnError extends boolean = false>(options: Options
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Read whether this device process is the active or the standby one of its pair
+ *
+ * Designed after the real device's failover status (`/mgmt/tm/cm/failover-status`). Portolan's
+ * device runs as an active/standby pair of processes on one store: the **active** one holds the
+ * active lease, serves the deployed services and runs deployments; the **standby** one answers
+ * reads from the store, passes deployments and removals on to the active one (answering 503
+ * `deviceStandby` naming it when it cannot be reached) and takes over within a few seconds of
+ * the active one's end (`PORTOLAN_DEVICE_LEASE_MS`). A lone device process is active. `status`
+ * is `ACTIVE` (color `green`, summary `1/1 active`) or `STANDBY` (color `gray`, summary
+ * `0/1 active`); the details name the traffic group and the active process's management URL
+ * (`PORTOLAN_DEVICE_ADVERTISE_URL`), when one is known.
+ *
+ */
+export const getFailoverStatus = <ThrowOnError extends boolean = false>(options?: Options<GetFailoverStatusData, ThrowOnError>): RequestResult<GetFailoverStatusResponses, GetFailoverStatusErrors, ThrowOnError> => (options?.client ?? client).get<GetFailoverStatusResponses, GetFailoverStatusErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/tm/cm/failover-status',
+    ...options
 });
 
 /**
@@ -370,6 +402,36 @@ export const getDeclaration = <ThrowOnError extends boolean = false>(options?: O
 });
 
 /**
+ * Change the deployed declaration with JSON Patch operations
+ *
+ * Designed after the real extension: a JSON Patch (RFC 6902) of the deployed declaration,
+ * answered like a `POST /declare`. Each operation's `path` (and `from`) is a JSON pointer into
+ * the declaration: `/<tenant>/<application>/...`, or a member of the declaration itself
+ * (`/id`, `/label`). Operations `add`, `remove`, `replace`, `move` and `copy` apply in order to
+ * the deployed tenants the paths name (a tenant not deployed starts absent: add it whole with
+ * `{"op": "add", "path": "/<tenant>", ...}`); the result is checked and deployed as a
+ * `selective` deployment of those tenants: each replaced whole, or removed when the patch removes
+ * it. Nothing is deployed when any operation fails.
+ *
+ * Refused with **422** (`{code, message}`, nothing changed): `op` `test` (`invalid patch - op
+ * 'test' is not supported`, as the real extension), an `updateMode` other than `selective`, an
+ * operation whose path does not exist (`InvalidPatchOperationError: ...`), a body that is no
+ * list of operations (`declaration is invalid`, one `errors` entry per problem), and a patched
+ * declaration that is invalid. Bounds (designed): at most 256 operations, pointers of at most
+ * 1024 characters and 64 levels. Like `POST`, 503 while another operation runs.
+ *
+ */
+export const patchDeclaration = <ThrowOnError extends boolean = false>(options: Options<PatchDeclarationData, ThrowOnError>): RequestResult<PatchDeclarationResponses, PatchDeclarationErrors, ThrowOnError> => (options.client ?? client).patch<PatchDeclarationResponses, PatchDeclarationErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/declare',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Deploy a declarative tenant configuration
  *
  * Deploys the service description's declarative deployment (`class` `AS3`, `action` `deploy`, `persist`,
@@ -439,6 +501,12 @@ export const getDeclaration = <ThrowOnError extends boolean = false>(options?: O
  * record; poll `GET /mgmt/shared/appsvcs/task/{taskId}` (tasks are saved: a task cut off by a
  * restart runs again when the device starts).
  *
+ * **A list of declarations** (designed, after the real extension): each is deployed in turn as
+ * if posted alone, and answered `{code, items}` with one item per declaration (its own answer
+ * body); `code` (and the status) is the items' common status, else 207. Two declarations of the
+ * list that name the same tenant are both refused (422 `Invalid/Duplicate`); a declaration that
+ * is invalid is refused alone. At most 100 declarations.
+ *
  */
 export const deployDeclaration = <ThrowOnError extends boolean = false>(options: Options<DeployDeclarationData, ThrowOnError>): RequestResult<DeployDeclarationResponses, DeployDeclarationErrors, ThrowOnError> => (options.client ?? client).post<DeployDeclarationResponses, DeployDeclarationErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
@@ -473,6 +541,70 @@ export const getTenantDeclaration = <ThrowOnError extends boolean = false>(optio
 });
 
 /**
+ * Read the applications of a tenant (per-application)
+ *
+ * Designed after the real extension's per-application API: the deployed applications of one
+ * tenant, as a per-application declaration (`schemaVersion` and one member per application, no
+ * `Tenant` class). 404 when the tenant is not deployed; 400 when per-application deployment is
+ * switched off in the settings (`perAppDeploymentAllowed`).
+ *
+ */
+export const listApplications = <ThrowOnError extends boolean = false>(options: Options<ListApplicationsData, ThrowOnError>): RequestResult<ListApplicationsResponses, ListApplicationsErrors, ThrowOnError> => (options.client ?? client).get<ListApplicationsResponses, ListApplicationsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications',
+    ...options
+});
+
+/**
+ * Deploy applications of a tenant, leaving its other applications as they are (per-application)
+ *
+ * Designed after the real extension's per-application API: the body names applications (and
+ * optionally `schemaVersion` and `controls`) without a `Tenant` class. Each application replaces
+ * the one of the same name in the tenant, or is added; the tenant's other applications stay as
+ * deployed; a tenant not deployed yet is created. Answered like `POST /declare`, the
+ * `declaration` in per-application form (the posted applications as now deployed). 422 when the
+ * body holds no application, a member that is not one, or an invalid application (pointers name
+ * the tenant: `/<tenant>/<application>/...`); 400 when per-application deployment is switched
+ * off in the settings.
+ *
+ */
+export const deployApplications = <ThrowOnError extends boolean = false>(options: Options<DeployApplicationsData, ThrowOnError>): RequestResult<DeployApplicationsResponses, DeployApplicationsErrors, ThrowOnError> => (options.client ?? client).post<DeployApplicationsResponses, DeployApplicationsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove one application of a tenant (per-application)
+ *
+ * Designed after the real extension's per-application API: the tenant is deployed again without
+ * the application (its other applications as they are); removing its last application removes
+ * the tenant. Answered like `DELETE /declare/<tenant>`. 404 when the tenant or the application
+ * is not deployed.
+ *
+ */
+export const deleteApplication = <ThrowOnError extends boolean = false>(options: Options<DeleteApplicationData, ThrowOnError>): RequestResult<DeleteApplicationResponses, DeleteApplicationErrors, ThrowOnError> => (options.client ?? client).delete<DeleteApplicationResponses, DeleteApplicationErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications/{application}',
+    ...options
+});
+
+/**
+ * Read one application of a tenant (per-application)
+ *
+ * Designed after the real extension's per-application API. 404 when the tenant or the application is not deployed.
+ */
+export const getApplication = <ThrowOnError extends boolean = false>(options: Options<GetApplicationData, ThrowOnError>): RequestResult<GetApplicationResponses, GetApplicationErrors, ThrowOnError> => (options.client ?? client).get<GetApplicationResponses, GetApplicationErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications/{application}',
+    ...options
+});
+
+/**
  * List deployment tasks
  *
  * Returns the records of the last 100 deployments and removals (synchronous and asynchronous), newest first.
@@ -503,4 +635,42 @@ export const getDeployInfo = <ThrowOnError extends boolean = false>(options?: Op
     security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
     url: '/mgmt/shared/appsvcs/info',
     ...options
+});
+
+/**
+ * Read the declarative deployment service's settings
+ *
+ * Designed after the real extension's `/settings`: the service-wide settings, every one with its
+ * value (defaults until changed). Saved in the store: they hold for every device process and
+ * after a restart.
+ *
+ */
+export const getDeploySettings = <ThrowOnError extends boolean = false>(options?: Options<GetDeploySettingsData, ThrowOnError>): RequestResult<GetDeploySettingsResponses, GetDeploySettingsErrors, ThrowOnError> => (options?.client ?? client).get<GetDeploySettingsResponses, GetDeploySettingsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/settings',
+    ...options
+});
+
+/**
+ * Change the declarative deployment service's settings
+ *
+ * Designed after the real extension's `/settings`: the settings given change, the others keep
+ * their values; the answer is every setting. What each does here: `perAppDeploymentAllowed`
+ * `false` refuses the per-application operations (400); `performanceTracingEnabled` `true` is
+ * refused (422: the device has no tracing client, as the real extension says when it is not
+ * installed); `betaOptions.perAppDeploymentAllowed` (older releases' name) sets
+ * `perAppDeploymentAllowed`; the others are kept and answered, with no effect here (tasks are
+ * always saved in the store; deployments run one at a time; no webhook is called). An unknown
+ * setting or a value of the wrong type: 422 `declaration is invalid` with one `errors` entry
+ * per problem, nothing changed.
+ *
+ */
+export const updateDeploySettings = <ThrowOnError extends boolean = false>(options: Options<UpdateDeploySettingsData, ThrowOnError>): RequestResult<UpdateDeploySettingsResponses, UpdateDeploySettingsErrors, ThrowOnError> => (options.client ?? client).post<UpdateDeploySettingsResponses, UpdateDeploySettingsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }, { name: 'X-Vendor-Auth-Token', type: 'apiKey' }],
+    url: '/mgmt/shared/appsvcs/settings',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });

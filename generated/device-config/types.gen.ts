@@ -164,6 +164,12 @@ export type DeclarationError = {
     errors?: Array<string>;
     results?: Array<DeployResult>;
     declaration?: DeployedDeclaration;
+    /**
+     * For a list of declarations none of which succeeded, each one's answer (see `DeployMultiResponse`).
+     */
+    items?: Array<{
+        [key: string]: unknown;
+    }>;
 };
 
 /**
@@ -431,7 +437,7 @@ export type UpdateMode = 'selective' | 'complete';
  * per problem.
  *
  */
-export type DeployRequest = DeclarativeDeployment | Declaration;
+export type DeployRequest = DeclarativeDeployment | Declaration | Array<DeclarativeDeployment | Declaration>;
 
 /**
  * Declarative deployment (service description): `class` `AS3`, `action` (value shown: `deploy`), `persist` and
@@ -457,8 +463,11 @@ export type DeclarativeDeployment = unknown & {
 /**
  * Declaration (service description): `class` `ADC`, `schemaVersion`, `id`, `label`, `remark`, plus one member
  * per tenant (every property not listed here is a `Tenant`, keyed by the tenant name).
- * Designed after the real product: `$schema`, `updateMode`, `controls`; limits (`id` at most
- * 255 characters, `label` and `remark` at most 64, tenant names at most 64).
+ * Designed after the real product: `$schema`, `updateMode`, `controls`, `constants` (declaration
+ * metadata and named values; its `class` `Constants` may be left out), `target` (the managed device
+ * a central manager addresses; kept); limits (`id` at most 255 characters, `label` and `remark` at
+ * most 64, tenant names as the real schema's: a letter, then letters, digits, `_`, `.`, `-`, at most
+ * 190 characters).
  *
  */
 export type Declaration = {
@@ -473,7 +482,18 @@ export type Declaration = {
     remark?: string;
     updateMode?: UpdateMode;
     controls?: Controls;
-    [key: string]: Tenant | 'ADC' | string | string | string | string | UpdateMode | Controls | undefined;
+    constants?: Constants;
+    /**
+     * The managed device a central manager deploys to (after the real product); kept, no effect here.
+     */
+    target?: {
+        hostname?: string;
+        address?: string;
+    };
+    [key: string]: Tenant | 'ADC' | string | string | string | string | UpdateMode | Controls | Constants | {
+        hostname?: string;
+        address?: string;
+    } | undefined;
 };
 
 /**
@@ -488,11 +508,24 @@ export type Controls = {
 };
 
 /**
+ * `constants` of a declaration, tenant or application (after the real product): declaration
+ * metadata (`version`, `timestamp`) and named values other objects may reuse. `class` `Constants`
+ * is optional. Kept as given; values are not expanded into other objects here.
+ *
+ */
+export type Constants = {
+    class?: 'Constants';
+    version?: number | string;
+    timestamp?: string;
+};
+
+/**
  * Tenant (service description): `class` `Tenant` plus one member per application (every property not listed
  * here is an `Application`, keyed by the application name). Designed after the real product:
- * `label`, `remark`, `controls`, and the tenant settings `defaultRouteDomain`, `enable`,
- * `optimisticLockKey`, `useCommonRouteDomainTenant` (kept and reported as warnings; no
- * effect). A tenant with no application is removed.
+ * `label`, `remark`, `controls`, `constants`, `verifiers`, and the tenant settings
+ * `defaultRouteDomain`, `enable`, `optimisticLockKey`, `useCommonRouteDomainTenant` (kept and
+ * reported as warnings; no effect). A tenant with no application is removed. Application names:
+ * a letter, then letters, digits, `_`, `.`, `-`, at most 190 characters (the real schema's).
  *
  */
 export type Tenant = {
@@ -504,7 +537,13 @@ export type Tenant = {
     enable?: boolean;
     optimisticLockKey?: string;
     useCommonRouteDomainTenant?: boolean;
-    [key: string]: Application | 'Tenant' | string | Controls | number | boolean | string | undefined;
+    constants?: Constants;
+    verifiers?: {
+        [key: string]: unknown;
+    };
+    [key: string]: Application | 'Tenant' | string | Controls | number | boolean | string | Constants | {
+        [key: string]: unknown;
+    } | undefined;
 };
 
 /**
@@ -513,7 +552,8 @@ export type Tenant = {
  * keyed by its name). Designed after the real product: other `template` values (`shared`,
  * `http`, ...) are accepted and kept (reported as a warning: the device applies every
  * template as `generic`); `label`, `remark`, `controls`, `enable`, `constants`,
- * `schemaOverlay` are kept.
+ * `schemaOverlay` are kept. Member names: a letter, then at most 189 letters, digits, `_`, `.`,
+ * `-`, not ending in `-` (the real schema's).
  *
  */
 export type Application = {
@@ -523,13 +563,9 @@ export type Application = {
     remark?: string;
     controls?: Controls;
     enable?: boolean;
-    constants?: {
-        [key: string]: unknown;
-    };
+    constants?: Constants;
     schemaOverlay?: string;
-    [key: string]: ApplicationMember | 'Application' | string | Controls | boolean | {
-        [key: string]: unknown;
-    } | string | undefined;
+    [key: string]: ApplicationMember | 'Application' | string | Controls | boolean | Constants | string | undefined;
 };
 
 /**
@@ -623,15 +659,17 @@ export type Pool = {
  * Pool member (service description): `servicePort` and `serverAddresses` (IP addresses, optionally with a
  * route domain). Designed after the real product: `enable` (default `true`) and `adminState`
  * (`enable` default; `disable` and `offline` take the member out of rotation) are applied;
- * `addressDiscovery` other than `static` (then `serverAddresses` is not needed) and every other
- * option (`shareNodes`, `ratio`, `connectionLimit`, `priorityGroup`, ...) are kept and
- * reported as warnings.
+ * `addressDiscovery` other than `static` (a discovery name such as `fqdn` or `aws`, or a
+ * reference `{use}` / `{bigip}` to an `Address_Discovery` object; then `serverAddresses` is not
+ * needed), `servers` and every other option (`shareNodes`, `ratio`, `connectionLimit`,
+ * `priorityGroup`, ...) are kept and reported as warnings. A static member may have no
+ * addresses yet (`serverAddresses: []`, as the real schema allows): it adds no member to rotation.
  *
  */
 export type PoolMember = unknown & {
     servicePort: number;
     serverAddresses?: Array<IpAddress>;
-    addressDiscovery?: string;
+    addressDiscovery?: string | ObjectReference;
     enable?: boolean;
     adminState?: 'enable' | 'disable' | 'offline';
     shareNodes?: boolean;
@@ -709,6 +747,85 @@ export type DeployTaskList = {
 };
 
 /**
+ * A JSON Patch (RFC 6902) of the deployed declaration: a list of operations, or one operation alone.
+ */
+export type DeclarationPatch = Array<PatchOperation> | PatchOperation;
+
+/**
+ * One JSON Patch operation. `value` for `add` and `replace`; `from` for `move` and `copy`. `test` is refused (422), as the real extension does.
+ */
+export type PatchOperation = {
+    op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+    path: string;
+    from?: string;
+    value?: unknown;
+};
+
+/**
+ * A per-application declaration (after the real extension): `schemaVersion`, optional
+ * `controls`, and one member per application (class `Application`), without a tenant.
+ *
+ */
+export type PerAppDeclaration = {
+    schemaVersion?: string;
+    controls?: Controls;
+    [key: string]: Application | string | Controls | undefined;
+};
+
+/**
+ * Answer of a per-application deployment, its `declaration` in per-application form.
+ */
+export type PerAppDeployResponse = {
+    results: Array<DeployResult>;
+    declaration: PerAppDeclaration;
+    dryRun?: boolean;
+};
+
+/**
+ * Answer of a `POST /declare` whose body is a list of declarations (after the real extension):
+ * `code` the status (the items' common one, else 207) and one item per declaration, in order,
+ * each what that declaration alone would have been answered.
+ *
+ */
+export type DeployMultiResponse = {
+    code: number;
+    items: Array<{
+        [key: string]: unknown;
+    }>;
+};
+
+/**
+ * The declarative deployment service's settings (after the real extension's `/settings`).
+ */
+export type DeploySettings = {
+    asyncTaskStorage: 'data-group' | 'memory';
+    burstHandlingEnabled: boolean;
+    perAppDeploymentAllowed: boolean;
+    performanceTracingEnabled: boolean;
+    performanceTracingEndpoint: string;
+    serviceDiscoveryEnabled: boolean;
+    serializeFileUploads: boolean;
+    webhook: string;
+};
+
+/**
+ * Settings to change (any of them); `betaOptions.perAppDeploymentAllowed` is read as `perAppDeploymentAllowed`.
+ */
+export type DeploySettingsUpdate = {
+    asyncTaskStorage?: 'data-group' | 'memory';
+    betaOptions?: {
+        perAppDeploymentAllowed?: boolean;
+    };
+    burstHandlingEnabled?: boolean;
+    perAppDeploymentAllowed?: boolean;
+    performanceTracingEnabled?: boolean;
+    performanceTracingEndpoint?: string;
+    serviceDiscoveryEnabled?: boolean;
+    serializeFileUploads?: boolean;
+    webhook?: string;
+};
+
+/**
  * Version information of the declarative deployment service (after the real product).
  */
 export type DeployInfo = {
@@ -758,6 +875,16 @@ export type DbName = string;
  * One tenant name or a comma-separated list of tenant names (designed).
  */
 export type Tenants = string;
+
+/**
+ * One tenant name (per-application operations; designed after the real extension).
+ */
+export type Tenant2 = string;
+
+/**
+ * One application name of the tenant (designed).
+ */
+export type Application2 = string;
 
 /**
  * Id of a deployment task (from the 202 answer of an asynchronous deployment or from the task list).
@@ -876,11 +1003,20 @@ export type GetDeviceInfoResponse = GetDeviceInfoResponses[keyof GetDeviceInfoRe
 export type GetDeviceSnapshotData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * `portolan-snapshot` (default) or `device-archive`: a real device's archive layout (designed).
+         */
+        layout?: 'portolan-snapshot' | 'device-archive';
+    };
     url: '/mgmt/shared/diagnostics/snapshot';
 };
 
 export type GetDeviceSnapshotErrors = {
+    /**
+     * A path or query parameter fails its schema (framework validation; designed message).
+     */
+    400: DeviceError;
     /**
      * The username and password (or the token) are missing or wrong, or the token has expired.
      */
@@ -891,7 +1027,7 @@ export type GetDeviceSnapshotError = GetDeviceSnapshotErrors[keyof GetDeviceSnap
 
 export type GetDeviceSnapshotResponses = {
     /**
-     * The snapshot archive (gzip'd tar, `portolan-snapshot/1`), streamed.
+     * The snapshot archive (gzip'd tar, `portolan-snapshot/1`, or a device archive with `layout=device-archive`), streamed.
      */
     200: DeviceSnapshotArchive;
 };
@@ -1100,6 +1236,60 @@ export type PatchRuleResponses = {
 };
 
 export type PatchRuleResponse = PatchRuleResponses[keyof PatchRuleResponses];
+
+export type GetFailoverStatusData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/mgmt/tm/cm/failover-status';
+};
+
+export type GetFailoverStatusErrors = {
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+};
+
+export type GetFailoverStatusError = GetFailoverStatusErrors[keyof GetFailoverStatusErrors];
+
+export type GetFailoverStatusResponses = {
+    /**
+     * This process's role in its pair.
+     */
+    200: {
+        kind: 'tm:cm:failover-status:failover-statusstats';
+        selfLink: string;
+        entries: {
+            [key: string]: {
+                nestedStats: {
+                    entries: {
+                        color: {
+                            description: 'green' | 'gray';
+                        };
+                        status: {
+                            description: 'ACTIVE' | 'STANDBY';
+                        };
+                        summary: {
+                            description: string;
+                        };
+                        [key: string]: {
+                            [key: string]: unknown;
+                        } | {
+                            description: 'green' | 'gray';
+                        } | {
+                            description: 'ACTIVE' | 'STANDBY';
+                        } | {
+                            description: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+};
+
+export type GetFailoverStatusResponse = GetFailoverStatusResponses[keyof GetFailoverStatusResponses];
 
 export type GetBashUtilityData = {
     body?: never;
@@ -1448,6 +1638,55 @@ export type GetDeclarationResponses = {
 
 export type GetDeclarationResponse = GetDeclarationResponses[keyof GetDeclarationResponses];
 
+export type PatchDeclarationData = {
+    body: DeclarationPatch;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/appsvcs/declare';
+};
+
+export type PatchDeclarationErrors = {
+    /**
+     * The body is not JSON (framework error).
+     */
+    400: DeviceError;
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
+    /**
+     * The patch is refused (nothing changed), the patched declaration is invalid, or no tenant succeeded.
+     */
+    422: DeclarationError;
+    /**
+     * Another deployment or removal is in progress (designed, after the real product).
+     */
+    503: DeclarationError;
+};
+
+export type PatchDeclarationError = PatchDeclarationErrors[keyof PatchDeclarationErrors];
+
+export type PatchDeclarationResponses = {
+    /**
+     * Every tenant the patch names succeeded (as `POST /declare`).
+     */
+    200: DeployResponse;
+    /**
+     * Some of the tenants the patch names failed (as `POST /declare`).
+     */
+    207: DeployResponse;
+};
+
+export type PatchDeclarationResponse = PatchDeclarationResponses[keyof PatchDeclarationResponses];
+
 export type DeployDeclarationData = {
     body: DeployRequest;
     path?: never;
@@ -1489,7 +1728,7 @@ export type DeployDeclarationErrors = {
      */
     422: DeclarationError;
     /**
-     * Another deployment or removal is in progress (designed, after the real product).
+     * Another deployment or removal is in progress (designed, after the real product); for a list of declarations, each was refused so.
      */
     503: DeclarationError;
 };
@@ -1500,19 +1739,19 @@ export type DeployDeclarationResponses = {
     /**
      * Every tenant of the declaration succeeded; for `action` `retrieve`, the deployed declaration.
      */
-    200: DeployResponse | Declaration;
+    200: DeployResponse | Declaration | DeployMultiResponse;
     /**
      * `async=true`: the deployment was accepted; poll the task (designed).
      */
-    202: DeployTask;
+    202: DeployTask | DeployMultiResponse;
     /**
      * `action` `retrieve` with no tenant deployed (designed, as `GET /declare`).
      */
     204: void;
     /**
-     * Some tenants succeeded and some failed; the declaration shows the tenants as deployed (failed ones as if not declared).
+     * Some tenants succeeded and some failed; the declaration shows the tenants as deployed (failed ones as if not declared). For a list of declarations, their answers differ.
      */
-    207: DeployResponse;
+    207: DeployResponse | DeployMultiResponse;
 };
 
 export type DeployDeclarationResponse = DeployDeclarationResponses[keyof DeployDeclarationResponses];
@@ -1592,6 +1831,186 @@ export type GetTenantDeclarationResponses = {
 };
 
 export type GetTenantDeclarationResponse = GetTenantDeclarationResponses[keyof GetTenantDeclarationResponses];
+
+export type ListApplicationsData = {
+    body?: never;
+    path: {
+        /**
+         * One tenant name (per-application operations; designed after the real extension).
+         */
+        tenant: string;
+    };
+    query?: never;
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications';
+};
+
+export type ListApplicationsErrors = {
+    /**
+     * Per-application deployment is switched off in the settings, or a path parameter fails its pattern (framework validation; its body also carries `errorStack` and `apiError`).
+     */
+    400: DeclarationError;
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+    /**
+     * The tenant, or the application, is not deployed (designed, after the real extension).
+     */
+    404: DeclarationError;
+};
+
+export type ListApplicationsError = ListApplicationsErrors[keyof ListApplicationsErrors];
+
+export type ListApplicationsResponses = {
+    /**
+     * The tenant's applications.
+     */
+    200: PerAppDeclaration;
+};
+
+export type ListApplicationsResponse = ListApplicationsResponses[keyof ListApplicationsResponses];
+
+export type DeployApplicationsData = {
+    body: PerAppDeclaration;
+    path: {
+        /**
+         * One tenant name (per-application operations; designed after the real extension).
+         */
+        tenant: string;
+    };
+    query?: never;
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications';
+};
+
+export type DeployApplicationsErrors = {
+    /**
+     * Per-application deployment is switched off in the settings, or a path parameter fails its pattern (framework validation; its body also carries `errorStack` and `apiError`).
+     */
+    400: DeclarationError;
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
+    /**
+     * The body is not a per-application declaration, an application is invalid, or the tenant failed.
+     */
+    422: DeclarationError;
+    /**
+     * Another deployment or removal is in progress (designed, after the real product).
+     */
+    503: DeclarationError;
+};
+
+export type DeployApplicationsError = DeployApplicationsErrors[keyof DeployApplicationsErrors];
+
+export type DeployApplicationsResponses = {
+    /**
+     * The tenant succeeded.
+     */
+    200: PerAppDeployResponse;
+};
+
+export type DeployApplicationsResponse = DeployApplicationsResponses[keyof DeployApplicationsResponses];
+
+export type DeleteApplicationData = {
+    body?: never;
+    path: {
+        /**
+         * One tenant name (per-application operations; designed after the real extension).
+         */
+        tenant: string;
+        /**
+         * One application name of the tenant (designed).
+         */
+        application: string;
+    };
+    query?: never;
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications/{application}';
+};
+
+export type DeleteApplicationErrors = {
+    /**
+     * Per-application deployment is switched off in the settings, or a path parameter fails its pattern (framework validation; its body also carries `errorStack` and `apiError`).
+     */
+    400: DeclarationError;
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+    /**
+     * The tenant, or the application, is not deployed (designed, after the real extension).
+     */
+    404: DeclarationError;
+    /**
+     * The tenant without the application failed to deploy.
+     */
+    422: DeclarationError;
+    /**
+     * Another deployment or removal is in progress (designed, after the real product).
+     */
+    503: DeclarationError;
+};
+
+export type DeleteApplicationError = DeleteApplicationErrors[keyof DeleteApplicationErrors];
+
+export type DeleteApplicationResponses = {
+    /**
+     * The tenant without the application.
+     */
+    200: DeployResponse;
+};
+
+export type DeleteApplicationResponse = DeleteApplicationResponses[keyof DeleteApplicationResponses];
+
+export type GetApplicationData = {
+    body?: never;
+    path: {
+        /**
+         * One tenant name (per-application operations; designed after the real extension).
+         */
+        tenant: string;
+        /**
+         * One application name of the tenant (designed).
+         */
+        application: string;
+    };
+    query?: never;
+    url: '/mgmt/shared/appsvcs/declare/{tenant}/applications/{application}';
+};
+
+export type GetApplicationErrors = {
+    /**
+     * Per-application deployment is switched off in the settings, or a path parameter fails its pattern (framework validation; its body also carries `errorStack` and `apiError`).
+     */
+    400: DeclarationError;
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+    /**
+     * The tenant, or the application, is not deployed (designed, after the real extension).
+     */
+    404: DeclarationError;
+};
+
+export type GetApplicationError = GetApplicationErrors[keyof GetApplicationErrors];
+
+export type GetApplicationResponses = {
+    /**
+     * The application, as a per-application declaration.
+     */
+    200: PerAppDeclaration;
+};
+
+export type GetApplicationResponse = GetApplicationResponses[keyof GetApplicationResponses];
 
 export type ListDeployTasksData = {
     body?: never;
@@ -1680,3 +2099,69 @@ export type GetDeployInfoResponses = {
 };
 
 export type GetDeployInfoResponse = GetDeployInfoResponses[keyof GetDeployInfoResponses];
+
+export type GetDeploySettingsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/appsvcs/settings';
+};
+
+export type GetDeploySettingsErrors = {
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+};
+
+export type GetDeploySettingsError = GetDeploySettingsErrors[keyof GetDeploySettingsErrors];
+
+export type GetDeploySettingsResponses = {
+    /**
+     * The settings.
+     */
+    200: DeploySettings;
+};
+
+export type GetDeploySettingsResponse = GetDeploySettingsResponses[keyof GetDeploySettingsResponses];
+
+export type UpdateDeploySettingsData = {
+    body: DeploySettingsUpdate;
+    path?: never;
+    query?: never;
+    url: '/mgmt/shared/appsvcs/settings';
+};
+
+export type UpdateDeploySettingsErrors = {
+    /**
+     * The body is not JSON (framework error).
+     */
+    400: DeviceError;
+    /**
+     * The username and password (or the token) are missing or wrong, or the token has expired.
+     */
+    401: DeviceError;
+    /**
+     * The request body did not arrive whole within the server's body deadline (designed; `PORTOLAN_BODY_TIMEOUT_MS`, 30 s by default). The connection is closed after the answer.
+     */
+    408: DeviceError;
+    /**
+     * The request carries a body of a media type the operation does not declare, or no Content-Type at all (designed): refused before the body is read.
+     */
+    415: DeviceError;
+    /**
+     * An unknown setting, a value of the wrong type, or a setting the device cannot take.
+     */
+    422: DeclarationError;
+};
+
+export type UpdateDeploySettingsError = UpdateDeploySettingsErrors[keyof UpdateDeploySettingsErrors];
+
+export type UpdateDeploySettingsResponses = {
+    /**
+     * Every setting, as now saved.
+     */
+    200: DeploySettings;
+};
+
+export type UpdateDeploySettingsResponse = UpdateDeploySettingsResponses[keyof UpdateDeploySettingsResponses];

@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Database } from '../stores/database.ts';
 import { isDatabaseError } from '../stores/database-error.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
+import { createLoginBackoff, type LoginBackoff, type LoginBackoffOptions } from './login-backoff.ts';
 
 /**
  * The result of evaluating an access profile with a username and password, in the real product's
@@ -26,6 +27,11 @@ export interface AccountStore {
   verify(profile: string, username: string, password: string): Promise<AccessVerdict>;
   /** Counts the changes made through this store, so caches of successful checks know when to drop. */
   changes(): number;
+  /**
+   * The login backoff of one scope (`<profile>:name`, `<profile>:address`), kept in this store: every
+   * process on it counts the same failures (login-backoff.ts).
+   */
+  loginBackoff(scope: string, options?: LoginBackoffOptions): LoginBackoff;
 }
 
 export type AccountStoreOptions = {
@@ -141,5 +147,6 @@ export function createAccountStore(db: Database, options: AccountStoreOptions): 
       return started.length > 0 ? 'deny' : 'not_started';
     },
     changes: () => changes,
+    loginBackoff: (scope, backoff = {}) => createLoginBackoff(db, { ...backoff, clock: options.clock, scope }),
   };
 }

@@ -1,7 +1,12 @@
 import t from 'tap';
-import { createFakeClock } from '../lib/clock.ts';
+import { createFakeClock, type FakeClock } from '../lib/clock.ts';
+import type { TapTest } from '../lib/tap-test.ts';
+import { applyMigrations } from '../stores/migrations.ts';
+import { openSqliteDatabase, SQLITE_MEMORY } from '../stores/sqlite.ts';
 import type { AccessVerdict, AccountStore } from './account-store.ts';
 import { basicAuthorization, createBasicAuthenticator, parseBasicAuth } from './basic-auth.ts';
+import { createLoginBackoff, type LoginBackoffOptions } from './login-backoff.ts';
+import { ACCOUNT_MIGRATIONS } from './migrations.ts';
 
 t.test('parseBasicAuth reads user and password; the password may hold colons', async (t) => {
   t.same(parseBasicAuth(basicAuthorization('admin', 's3:cr:3t')), { username: 'admin', password: 's3:cr:3t' });
@@ -20,8 +25,11 @@ t.test('parseBasicAuth reads user and password; the password may hold colons', a
   t.equal(parseBasicAuth([basicAuthorization('a', 'b'), basicAuthorization('c', 'd')]), undefined, 'two headers are refused');
 });
 
-/** An account store that counts verifications, with one user admin/pw. */
-function countingStore() {
+/** An account store that counts verifications, with one user admin/pw; its login backoff in a real (embedded) store. */
+async function countingStore(t: TapTest, clock: FakeClock) {
+  const db = openSqliteDatabase({ path: SQLITE_MEMORY });
+  t.teardown(() => db.close());
+  await applyMigrations(db, ACCOUNT_MIGRATIONS);
   let changes = 0;
   let passwords: Record<string, string> = { admin: 'pw' };
   const store = {
@@ -31,6 +39,7 @@ function countingStore() {
       return passwords[username] === password ? 'allow' : 'deny';
     },
     changes: () => changes,
+    loginBackoff: (scope: string, options: LoginBackoffOptions = {}) => createLoginBackoff(db, { ...options, clock, scope }),
     change(next: Record<string, string>) {
       passwords = next;
       changes++;
@@ -40,8 +49,8 @@ function countingStore() {
 }
 
 t.test('successful checks are remembered for the TTL; failures never are', async (t) => {
-  const store = countingStore();
   const clock = createFakeClock();
+  const store = await countingStore(t, clock);
   const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock, cacheTtlMs: 60_000 });
   const good = basicAuthorization('admin', 'pw');
   t.equal(await check(good), true);
@@ -58,8 +67,9 @@ t.test('successful checks are remembered for the TTL; failures never are', async
 });
 
 t.test('a password change drops the remembered checks at once', async (t) => {
-  const store = countingStore();
-  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock: createFakeClock() });
+  const clock = createFakeClock();
+  const store = await countingStore(t, clock);
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock });
   const old = basicAuthorization('admin', 'pw');
   t.equal(await check(old), true);
   store.change({ admin: 'new' });
@@ -68,9 +78,9 @@ t.test('a password change drops the remembered checks at once', async (t) => {
 });
 
 /** The answers to `attempts` basic-auth checks of one user and password, one every `everyMs` of fake time. */
-async function answers(user: string, password: string, attempts: number, everyMs: number) {
-  const store = countingStore();
+async function answers(t: TapTest, user: string, password: string, attempts: number, everyMs: number) {
   const clock = createFakeClock();
+  const store = await countingStore(t, clock);
   const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', {
     clock,
     backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 },
@@ -84,8 +94,8 @@ async function answers(user: string, password: string, attempts: number, everyMs
 }
 
 t.test('past 5 failures for one user, attempts are refused unchecked, even with the right password, until the wait passes', async (t) => {
-  const store = countingStore();
   const clock = createFakeClock();
+  const store = await countingStore(t, clock);
   const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', {
     clock,
     backoff: { failuresBeforeBackoff: 5, firstDelayMs: 1000, maxDelayMs: 8000 },
@@ -104,21 +114,22 @@ t.test('past 5 failures for one user, attempts are refused unchecked, even with 
   t.equal(store.verifications, 11, 'the success reset the count: 5 free failures again');
 
   // 200 wrong passwords within 15 s (the issue's measurement): only a handful reach the password hash.
-  const { seen, verifications } = await answers('admin', 'guess', 200, 75);
+  const { seen, verifications } = await answers(t, 'admin', 'guess', 200, 75);
   t.ok(seen.every((allowed) => !allowed));
   t.equal(verifications, 8, '5 free, then one after each wait of 1, 2 and 4 s; the next wait (8 s) ends past 15 s');
 });
 
 t.test('an unknown user and a wrong password get identical answers, attempt by attempt', async (t) => {
-  const wrongPassword = await answers('admin', 'guess', 40, 250);
-  const unknownUser = await answers('nobody', 'guess', 40, 250);
+  const wrongPassword = await answers(t, 'admin', 'guess', 40, 250);
+  const unknownUser = await answers(t, 'nobody', 'guess', 40, 250);
   t.same(unknownUser, wrongPassword, 'same answers, same number of password checks');
   t.ok(wrongPassword.seen.every((allowed) => !allowed));
 });
 
 t.test('parallel requests: identical headers share one check; a burst of guesses gets only the free checks', async (t) => {
-  const store = countingStore();
-  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock: createFakeClock() });
+  const clock = createFakeClock();
+  const store = await countingStore(t, clock);
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock });
   const right = await Promise.all(Array.from({ length: 20 }, () => check(basicAuthorization('admin', 'pw'))));
   t.ok(right.every(Boolean), "a client's 20 parallel first requests are all accepted");
   t.equal(store.verifications, 1, 'with one password check');
@@ -130,8 +141,9 @@ t.test('parallel requests: identical headers share one check; a burst of guesses
 t.test('one address trying many user names gets a budget across them; another address is not slowed by it', async (t) => {
   // Before: every new name bought 5 free scrypt checks, so 400 parallel names from one client stalled
   // the real administrator's login for seconds.
-  const store = countingStore();
-  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock: createFakeClock() });
+  const clock = createFakeClock();
+  const store = await countingStore(t, clock);
+  const check = createBasicAuthenticator(store as unknown as AccountStore, 'admin', { clock });
   const flood = await Promise.all(Array.from({ length: 400 }, (_, i) => check(basicAuthorization(`user${i}`, 'guess'), '198.51.100.7')));
   t.ok(flood.every((allowed) => !allowed));
   t.equal(store.verifications, 20, '20 of 400 names were checked: the address budget (4 x 5 free failures)');

@@ -2,7 +2,7 @@ import { ADMIN_PROFILE } from './admin-bootstrap.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { AccountStore } from './account-store.ts';
-import { createLoginBackoff, type LoginBackoffOptions, type LoginOutcome } from './login-backoff.ts';
+import type { LoginBackoffOptions, LoginOutcome } from './login-backoff.ts';
 
 export type BasicCredentials = { username: string; password: string };
 
@@ -49,8 +49,9 @@ export type BasicAuthenticatorOptions = {
  * under a key made at start, so no password or header value sits in memory beyond the request; it
  * is dropped whenever a password changes or a user is removed through the store. A change made by
  * another process (the `users` CLI) takes effect within the TTL. Failures are never cached.
- * Repeated failures for one user name are slowed down (login-backoff.ts): past the free ones, that
- * name's attempts answer `false` unchecked, the same answer as a wrong password or an unknown user.
+ * Repeated failures for one user name are slowed down (login-backoff.ts, in the store: every process
+ * counts together): past the free ones, that name's attempts answer `false` unchecked, the same answer
+ * as a wrong password or an unknown user.
  */
 export function createBasicAuthenticator(
   accounts: AccountStore,
@@ -60,12 +61,13 @@ export function createBasicAuthenticator(
   const clock = options.clock ?? systemClock;
   const ttl = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.cacheMaxEntries ?? 1000;
-  const backoff = createLoginBackoff(clock, options.backoff);
+  // In the store: every process sharing it counts one name's failures together.
+  const backoff = accounts.loginBackoff(`${profile}:name`, options.backoff);
   // One client address trying many user names gets a budget across them all (four times a name's):
   // otherwise each new name buys free password checks, ~55 ms of scrypt each, and a flood of them
   // stalls every other client's login.
   const perName = options.backoff?.failuresBeforeBackoff ?? 5;
-  const addressBackoff = createLoginBackoff(clock, { ...options.backoff, failuresBeforeBackoff: perName * 4 });
+  const addressBackoff = accounts.loginBackoff(`${profile}:address`, { ...options.backoff, failuresBeforeBackoff: perName * 4 });
   const key = randomBytes(32);
   const remembered = new Map<string, number>();
   // Identical headers arriving together share one check: a client's parallel first requests cost one
@@ -79,14 +81,14 @@ export function createBasicAuthenticator(
     backoffKey: string,
     from: string | undefined,
   ): Promise<boolean> => {
-    const finish = (outcome: LoginOutcome) => {
-      backoff.finish(backoffKey, outcome);
-      if (from !== undefined) addressBackoff.finish(from, outcome);
+    const finish = async (outcome: LoginOutcome) => {
+      await backoff.finish(backoffKey, outcome);
+      if (from !== undefined) await addressBackoff.finish(from, outcome);
     };
     const now = clock.nowMs();
     const until = remembered.get(cacheKey);
     if (until !== undefined && until > now) {
-      finish('success');
+      await finish('success');
       return true;
     }
     const changesBefore = accounts.changes();
@@ -94,17 +96,41 @@ export function createBasicAuthenticator(
     try {
       verdict = await accounts.verify(profile, username, password);
     } catch (error) {
-      finish('no-answer'); // the store failed: not a wrong password
+      await finish('no-answer').catch(() => undefined); // the store failed: not a wrong password
       throw error;
     }
     const allowed = verdict === 'allow';
-    finish(allowed ? 'success' : 'failure');
+    await finish(allowed ? 'success' : 'failure');
     // A password changed while this check ran: its answer may be stale, so it is not remembered.
     if (allowed && ttl > 0 && accounts.changes() === changesBefore) {
       if (remembered.size >= maxEntries) remembered.clear();
       remembered.set(cacheKey, now + ttl);
     }
     return allowed;
+  };
+
+  // The backoff comes before the cache: otherwise a blocked name could still test guesses against
+  // the remembered header of a real user, at no cost. Its refusal is the same `false` as a wrong password.
+  // Failures count per user name and client address: guesses from one address slow that address
+  // down, not the account's owner (nor the gateway's own calls to the device) elsewhere.
+  // A remembered credential whose name and address have no failure on record is allowed on two reads: there is
+  // nothing to count or reset (a guess cannot be remembered; only a checked, right password is).
+  const attempt = async (cacheKey: string, credentials: BasicCredentials, from: string | undefined): Promise<boolean> => {
+    const backoffKey = `${credentials.username}\u0000${from ?? ''}`;
+    const until = remembered.get(cacheKey);
+    if (
+      until !== undefined &&
+      until > clock.nowMs() &&
+      (await backoff.isClear(backoffKey)) &&
+      (from === undefined || (await addressBackoff.isClear(from)))
+    )
+      return true;
+    if (!(await backoff.tryStart(backoffKey))) return false;
+    if (from !== undefined && !(await addressBackoff.tryStart(from))) {
+      await backoff.finish(backoffKey, 'no-answer');
+      return false;
+    }
+    return check(cacheKey, credentials, backoffKey, from);
   };
 
   return async (authorization, from) => {
@@ -120,17 +146,8 @@ export function createBasicAuthenticator(
       .digest('base64');
     const joined = checking.get(cacheKey);
     if (joined) return joined;
-    // The backoff comes before the cache: otherwise a blocked name could still test guesses against
-    // the remembered header of a real user, at no cost. Its refusal is the same `false` as a wrong password.
-    // Failures count per user name and client address: guesses from one address slow that address
-    // down, not the account's owner (nor the gateway's own calls to the device) elsewhere.
-    const backoffKey = `${credentials.username}\u0000${from ?? ''}`;
-    if (!backoff.tryStart(backoffKey)) return false;
-    if (from !== undefined && !addressBackoff.tryStart(from)) {
-      backoff.finish(backoffKey, 'no-answer');
-      return false;
-    }
-    const pending = check(cacheKey, credentials, backoffKey, from).finally(() => {
+    // Joined before the backoff is asked (the store answers later): parallel identical headers count once.
+    const pending = attempt(cacheKey, credentials, from).finally(() => {
       if (checking.get(cacheKey) === pending) checking.delete(cacheKey);
     });
     checking.set(cacheKey, pending);

@@ -1,6 +1,6 @@
 import type { Migration } from '../stores/database.ts';
 
-/** Accounts: users per access profile, passwords stored hashed; login tokens as digests (versions 200-299). */
+/** Accounts: users per access profile, passwords stored hashed; login tokens as digests; the login backoff (versions 200-299). */
 export const ACCOUNT_MIGRATIONS: readonly Migration[] = [
   {
     version: 200,
@@ -35,5 +35,26 @@ CREATE INDEX auth_tokens_expiry ON auth_tokens (issuer, expires_at_ms);`,
     name: 'token families for refresh token rotation',
     up: `ALTER TABLE auth_tokens ADD COLUMN family TEXT;
 CREATE INDEX auth_tokens_family ON auth_tokens (issuer, family);`,
+  },
+  {
+    version: 203,
+    // Login backoff in the store, so every process counts one user name's failures together
+    // (login-backoff.ts); names only as HMACs under a secret of the store (account_secrets).
+    name: 'login backoff shared by every process',
+    up: `CREATE TABLE login_backoff (
+  name_hash TEXT PRIMARY KEY,
+  failures INTEGER NOT NULL,
+  checking INTEGER NOT NULL,
+  checking_until_ms BIGINT NOT NULL,
+  blocked_until_ms BIGINT NOT NULL,
+  last_try_ms BIGINT NOT NULL,
+  tries BIGINT NOT NULL,
+  allowed INTEGER NOT NULL
+);
+CREATE INDEX login_backoff_recency ON login_backoff (last_try_ms);
+CREATE TABLE account_secrets (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);`,
   },
 ];

@@ -67,6 +67,12 @@ export type SystemDependencies = {
   timers?: Timers;
   /** Replaces the gateway's rate-limit counter store (tests: the deliberately naive one). */
   rateLimitStore?: CounterStore;
+  /**
+   * A worker of `portolan start --workers`: the primary already tried the ports (a worker's own exclusive
+   * probe would collide with the ports its siblings share) and set up the administrative account (these
+   * are its credentials: one generated password, announced once).
+   */
+  worker?: { admin: AdminCredentials };
 };
 
 /** A module's compiled contract: the shared one for the project's specs, a fresh one for a fixture's. */
@@ -83,13 +89,16 @@ function runtimeOf(module: InterfaceModule): Promise<InterfaceRuntime> {
 export async function startSystem(config: Config, deps: SystemDependencies): Promise<System> {
   const modules = deps.modules ?? MODULES;
   // Nothing is written (migrations, a generated password) before every port is known to be free.
-  await checkPortsFree(
-    config.host,
-    config.roles.map((role) => ({ role, port: config.ports[role] })),
-  );
+  if (!deps.worker)
+    await checkPortsFree(
+      config.host,
+      config.roles.map((role) => ({ role, port: config.ports[role] })),
+    );
   const database = await openDatabase(config.database, { migrations: migrationsOf(modules), logger: deps.logger });
   const accounts = createAccountStore(database, { clock: deps.clock });
-  const bootstrap = () =>
+  const worker = deps.worker;
+  const bootstrap = async () =>
+    worker?.admin ??
     bootstrapAdmin(accounts, {
       adminUser: config.adminUser,
       adminPassword: config.adminPassword,
@@ -101,7 +110,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   // A configured password is hashed (scrypt, ~50 ms of a core, on libuv's threads) while this thread loads
   // the contracts. A generated one is made only once they loaded: a start that fails on a stale contract
   // leaves no account behind whose password nobody kept.
-  const hashing = config.adminPassword === '' ? undefined : bootstrap();
+  const hashing = config.adminPassword === '' || worker ? undefined : bootstrap();
   hashing?.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   try {
     runtimes = await Promise.all(modules.map(runtimeOf));

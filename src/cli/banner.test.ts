@@ -38,3 +38,11 @@ t.test('a role listening on every address is shown at the loopback address', asy
     'gateway      http://127.0.0.1:8080  docs: http://127.0.0.1:8080/docs\nmapping      http://[::1]:8081      docs: http://[::1]:8081/docs\nPortolan is running. Press Ctrl-C to stop it.\n',
   );
 });
+
+t.test('with several workers, the banner says how many processes serve the roles', async (t) => {
+  t.equal(
+    startBanner(roles.slice(0, 1), { docs: false, workers: 4 }),
+    'gateway      http://127.0.0.1:8080\nPortolan is running in 4 worker processes. Press Ctrl-C to stop it.\n',
+  );
+  t.match(startBanner(roles.slice(0, 1), { docs: false, workers: 1 }), /^Portolan is running\. Press Ctrl-C/m, 'one worker: as before');
+});

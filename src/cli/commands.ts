@@ -75,10 +75,18 @@ const DELEGATED: readonly { name: string; summary: string; run: (args: string[],
     summary: 'Upload snapshots to the diagnostics service, wait for them, read their hits and reports.',
     run: async (args, io) => (await import('./snapshot.ts')).runSnapshotCommand(args, io),
   },
+  {
+    name: 'haproxy-config',
+    summary: 'Write the HAProxy configuration that balances processes of every role on several machines (one PostgreSQL, one Redis).',
+    run: async (args, io) => (await import('./haproxy-command.ts')).runHaproxyConfigCommand(args, { ...lineIo(io), env: io.env }),
+  },
 ];
 
 /** `portolan start`: every configured role, until SIGINT or SIGTERM. Resolves once running; 2 when it cannot start. */
 async function start(io: Io): Promise<number> {
+  // A worker of `start --workers N`, forked by the primary: its start comes from the primary (workers-start.ts).
+  const workers = await import('./workers-start.ts');
+  if (workers.isWorkerProcess()) return workers.startWorker(io);
   const [
     { loadConfig },
     { createLogger },
@@ -106,6 +114,12 @@ async function start(io: Io): Promise<number> {
     if (line === undefined) throw error;
     io.stderr.write(`${line}\n`);
     return 2;
+  }
+  if (config.workers > 1) {
+    // Counters every worker shares when none are named (a SQLite file beside the database).
+    const shared = (await import('../app/cluster.ts')).sharedDefaults(io.env, config.workers, config.database);
+    const env = { ...io.env, ...shared };
+    return workers.startPrimary(Object.keys(shared).length === 0 ? config : loadConfig(env), { ...io, env });
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   let system;
@@ -151,10 +165,13 @@ async function start(io: Io): Promise<number> {
  */
 export async function runPortolan(argv: readonly string[], io: Io): Promise<number> {
   if (argv.length === 1 && argv[0] === 'start') return start(io);
-  const [{ portolanCommand, runCommandLine, usageError }, { packageVersion }] = await Promise.all([
+  const [{ portolanCommand, runCommandLine, usageError }, { packageVersion }, { InvalidArgumentError }] = await Promise.all([
     import('./usage.ts'),
     import('../lib/version.ts'),
+    import('commander'),
   ]);
+  // What `start --workers` accepts: the setting's own pattern (the settings are loaded for `start` only).
+  const workersPattern = argv[0] === 'start' ? new RegExp((await import('../lib/config.ts')).WORKERS_PATTERN) : /^$/;
   const out: TextOut = lineIo(io);
   // `portolan help <command>` is `portolan <command> --help`: the commands below document themselves.
   if (argv[0] === 'help' && argv.length === 2 && argv[1] !== 'start') {
@@ -182,9 +199,18 @@ export async function runPortolan(argv: readonly string[], io: Io): Promise<numb
     .description(
       'Start the reference system: its roles (gateway, mapping, device, central, diagnostics, login), each on its own port, until Ctrl-C or SIGTERM.',
     )
+    .option(
+      '--workers <count>',
+      "processes that serve the roles together, sharing each role's port: 1 to 256, or auto (one per core); default: PORTOLAN_WORKERS, else 1",
+      (value: string) => {
+        if (!workersPattern.test(value)) throw new InvalidArgumentError('use a whole number from 1 to 256, or auto.');
+        return value;
+      },
+    )
     .addHelpText('after', startHelp)
-    .action(async () => {
-      code = await start(io);
+    .action(async (options: { workers?: string }) => {
+      // The option wins over the setting: the same value, read by the same declaration.
+      code = await start(options.workers === undefined ? io : { ...io, env: { ...io.env, PORTOLAN_WORKERS: options.workers } });
     });
   for (const command of DELEGATED) {
     program

@@ -184,7 +184,7 @@ t.test('a usage error is one line and the pointer to --help, exit 2; --help work
   });
   t.same(await run(['users', 'ad', 'x']), { code: 2, out: '', err: usage('users', "unknown command 'ad' (Did you mean add?)") });
   t.same(await run(['users', 'add']), { code: 2, out: '', err: usage('users add', "missing required argument 'username'") });
-  for (const command of ['start', 'mock', 'conformance', 'spec-diff', 'generate', 'users', 'snapshot']) {
+  for (const command of ['start', 'mock', 'conformance', 'spec-diff', 'generate', 'users', 'snapshot', 'haproxy-config']) {
     for (const args of [
       [command, '--help'],
       ['help', command],

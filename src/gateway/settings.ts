@@ -15,7 +15,7 @@ export const TRAFFIC_SETTINGS = [
     schema: { type: 'string', pattern: '^(memory|sqlite:.+|rediss?://.+)$' },
     default: 'memory',
     description:
-      'Rate-limit counters: memory (one process), sqlite:<file> (processes on one machine), redis://host:port (several machines).',
+      'Rate-limit counters: memory (one process), sqlite:<file> (processes on one machine), redis://host:port (several machines). Unset with more than one worker: rate-limit.db beside the database file.',
   },
   {
     key: 'rateLimitLimit',

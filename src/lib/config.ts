@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import Ajv from 'ajv';
 import { ROLE_DEFINITIONS, ROLE_NAMES, type RoleName } from './roles.ts';
 
@@ -55,6 +56,11 @@ export type SettingsValues<T extends readonly unknown[]> = {
 };
 
 export const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
+
+/** The setting of how many processes `portolan start` runs (also `--workers`). */
+export const WORKERS_ENV = 'PORTOLAN_WORKERS';
+/** Its values: 1 to 256, or auto (one per core). */
+export const WORKERS_PATTERN = '^(auto|[1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-6])$';
 
 /** The setting that moves every role's default port at once. */
 export const PORT_OFFSET_ENV = 'PORTOLAN_PORT_OFFSET';
@@ -256,6 +262,17 @@ export const CORE_SETTINGS = [
     description: `Roles this process runs: all, or a comma list of ${ROLE_NAMES.join(', ')}.`,
     decode: (value): RoleName[] => (value === 'all' ? [...ROLE_NAMES] : ([...new Set(String(value).split(','))] as RoleName[])),
     encode: (value) => (Array.isArray(value) ? value.join(',') : value),
+  },
+  {
+    key: 'workers',
+    env: WORKERS_ENV,
+    schema: { type: 'string', pattern: WORKERS_PATTERN },
+    patternHint: 'must be a whole number from 1 to 256, or auto',
+    default: '1',
+    description:
+      "Processes that serve the roles together on this machine, sharing each role's port (also: portolan start --workers); auto: one per core. More than 1 needs stores every process shares (docs/scale-out.md).",
+    decode: (value): number => (value === 'auto' ? availableParallelism() : Number(value)),
+    encode: (value) => (typeof value === 'number' ? String(value) : value),
   },
 ] as const satisfies readonly Setting[];
 

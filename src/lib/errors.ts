@@ -41,6 +41,9 @@ export const ERROR_CODES = {
   taskNotFound: { status: 404, message: 'No deployment task with this id.' },
   tenantNotFound: { status: 404, message: 'A named tenant is not deployed.' },
   invalidPath: { status: 400, message: 'Bad Request: Invalid path' },
+  applicationNotFound: { status: 404, message: 'A named application is not deployed.' },
+  appsvcsRequestRefused: { status: 400, message: 'The declarative deployment service refuses this request.' },
+  deviceStandby: { status: 503, message: 'This device is the standby of its pair; configuration operations run on the active one.' },
   // D (client registration): the flow refused, at the credential check or at the management step that failed.
   credentialsRejected: { status: 403, message: 'access denied by the access policy' },
   clientAppCreationFailed: { status: 403, message: 'The client application could not be created.' },

@@ -1,5 +1,6 @@
 import type * as F from '../../../generated/device-config/types.gen.ts';
 import { refusal, type TypedHandler } from '../../server/handler-types.ts';
+import { deployList, isListBody, listFailure, listText } from './appsvcs-multi.ts';
 import type { DeclarativeService, DeployOutcome } from './declarative-service.ts';
 
 /**
@@ -34,10 +35,22 @@ export function createAppsvcsHandlers(deps: { service: DeclarativeService }) {
     query,
     rawBody,
   }) => {
-    const deployed = await service.deploy(rawBody, {
+    const deployQuery = {
       ...(query.async === undefined ? {} : { async: query.async }),
       ...(query.updateMode ? { updateMode: query.updateMode } : {}),
-    });
+    };
+    if (rawBody && isListBody(rawBody)) {
+      // A list of declarations: each deployed in turn, each answered (appsvcs-multi.ts).
+      const listed = await deployList(
+        service,
+        Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'),
+        deployQuery,
+      );
+      if (!listed.ok) return refusal(listed.error);
+      if (listed.value.status >= 400) return refusal(listFailure(listed.value));
+      return { status: listed.value.status as 200 | 202 | 207, ...written<F.DeployMultiResponse>(listText(listed.value)) };
+    }
+    const deployed = await service.deploy(rawBody, deployQuery);
     return deployed.ok ? deployAnswer(deployed.value) : refusal(deployed.error);
   };
 

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { JOB_MIGRATIONS } from '../../stores/job-queue.ts';
 import { openDatabase } from '../../stores/open-database.ts';
 import type { Database } from '../../stores/database.ts';
 import { DEVICE_CONFIG_MIGRATIONS } from './migrations.ts';
@@ -31,7 +32,7 @@ const full = (members: Record<string, string>) =>
     .join(',')}}`;
 
 t.test('a deployment is saved whole or not at all', async (t) => {
-  const db = await openDatabase('sqlite::memory:', { migrations: DEVICE_CONFIG_MIGRATIONS });
+  const db = await openDatabase('sqlite::memory:', { migrations: [...JOB_MIGRATIONS, ...DEVICE_CONFIG_MIGRATIONS] });
   t.teardown(() => db.close());
   const store = createSqlDeclarationStore(db);
   const header = { class: '"ADC"', schemaVersion: '"3.0.0"' };
@@ -80,7 +81,7 @@ t.test('a deployment is saved whole or not at all', async (t) => {
 });
 
 t.test('task records: newest first, kept to a number', async (t) => {
-  const db = await openDatabase('sqlite::memory:', { migrations: DEVICE_CONFIG_MIGRATIONS });
+  const db = await openDatabase('sqlite::memory:', { migrations: [...JOB_MIGRATIONS, ...DEVICE_CONFIG_MIGRATIONS] });
   t.teardown(() => db.close());
   const store = createSqlDeclarationStore(db);
   for (let i = 0; i < 5; i++)

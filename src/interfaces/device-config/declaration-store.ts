@@ -31,6 +31,13 @@ export interface DeclarationStore {
   /** The text of the full declaration saved `age` deployments ago (0: the latest). */
   history(age: number): Promise<string | undefined>;
   putTask(task: StoredTask): Promise<void>;
+  /**
+   * Records a queued task's outcome, only while it is `in progress` (and, fenced, while this process is the
+   * active one): false when it was finished already (by an earlier run), so a second run records nothing.
+   */
+  finishTask(id: string, record: string): Promise<boolean>;
+  /** How many tasks are queued or running (`in progress`). */
+  pendingTasks(): Promise<number>;
   getTask(id: string): Promise<StoredTask | undefined>;
   /** Newest first. */
   listTasks(limit: number): Promise<StoredTask[]>;
@@ -51,7 +58,13 @@ const toTask = (row: Record<string, unknown>): StoredTask => ({
 /** A stored task parsed (small records only: the snapshot reads at most the service's last 100). */
 export const parsedTask = (task: StoredTask): TaskRow => ({ ...task, request: JSON.parse(task.request), record: JSON.parse(task.record) });
 
-export function createSqlDeclarationStore(db: Database): DeclarationStore {
+/**
+ * `fence`: called first inside the transaction of every write that acts for the active device (a
+ * deployment's save, a queued task's outcome); it throws when this process no longer holds the active
+ * lease (device-lease.ts fenceWrite), so the write is rolled back.
+ */
+export function createSqlDeclarationStore(db: Database, options: { fence?: (tx: Database) => Promise<void> } = {}): DeclarationStore {
+  const fence = options.fence ?? (async () => undefined);
   return {
     async load() {
       const [headers, rows] = await Promise.all([
@@ -65,6 +78,7 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
     },
     async save(header, changes, full, atMs, historyId) {
       await db.transaction(async (tx) => {
+        await fence(tx);
         await tx.execute(
           `INSERT INTO device_declaration_header (id, header) VALUES ('current', $1) ON CONFLICT (id) DO UPDATE SET header = excluded.header`,
           [header],
@@ -101,6 +115,21 @@ export function createSqlDeclarationStore(db: Database): DeclarationStore {
          ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record`,
         [task.id, task.order, task.state, task.request, task.record],
       );
+    },
+    async finishTask(id, record) {
+      return db.transaction(async (tx) => {
+        await fence(tx);
+        // The request goes: a finished task needs only its outcome (requests can be megabytes).
+        const { rowCount } = await tx.execute(
+          `UPDATE device_deploy_tasks SET state = 'done', record = $2, request = '{}' WHERE id = $1 AND state = 'in progress'`,
+          [id, record],
+        );
+        return rowCount === 1;
+      });
+    },
+    async pendingTasks() {
+      const [row] = await db.query(`SELECT COUNT(*) AS pending FROM device_deploy_tasks WHERE state = 'in progress'`);
+      return Number(row?.pending ?? 0);
     },
     async getTask(id) {
       const rows = await db.query('SELECT id, created_order, state, request, record FROM device_deploy_tasks WHERE id = $1', [id]);

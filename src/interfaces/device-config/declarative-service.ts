@@ -5,26 +5,28 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Timers } from '../../lib/timers.ts';
 import {
   acceptedTask,
-  type Applied,
   type BusyError,
   type DeployError,
   type DeployOutcome,
   deployResult,
   deploymentBusy,
   failedRecord,
-  invalidRequest,
-  malformedRequest,
   type OperationOutcome as Outcome,
   queuedRecord,
   recordOf,
-  type RequestError,
 } from './appsvcs-outcome.ts';
-import { storedRequestText, type CheckedRequest, type ReadyRequest, type RequestQuery } from './declaration/checked-request.ts';
+import { storedRequestText, type ReadyRequest, type RequestQuery } from './declaration/checked-request.ts';
 import { createDeclarationChecker } from './declaration/declaration-checker.ts';
-import type { PreparedDeclaration, PreparedTenant } from './declaration/prepared.ts';
-import type { DeclarationStore, StoredTask } from './declaration-store.ts';
+import type { Database } from '../../stores/database.ts';
+import type { DeclarationStore } from './declaration-store.ts';
+import { createDeployTasks } from './deploy-tasks.ts';
+import { LeaseLost } from './device-lease.ts';
 import { type CodedError, codedError } from './device-errors.ts';
-import { createTenantDeployer, type DataPlanePort, type HeaderMembers } from './tenant-deployer.ts';
+import { createOperationLock } from './operation-lock.ts';
+import { type StandbyError, standbyRefusal } from './standby-refusal.ts';
+import { storedDeclarationText } from './stored-declaration.ts';
+import { createOperationRunner, type OperationTask, refusalOf } from './declarative-operations.ts';
+import { createTenantDeployer, type DataPlanePort } from './tenant-deployer.ts';
 
 export type { DeployOutcome } from './appsvcs-outcome.ts';
 export type { DataPlanePort } from './tenant-deployer.ts';
@@ -32,8 +34,17 @@ export type { DataPlanePort } from './tenant-deployer.ts';
 export type DeployInfo = { version: string; release: string; schemaCurrent: string; schemaMinimum: string };
 
 export type DeclarativeServiceOptions = {
+  /** The declaration store, its deployment writes fenced by the active lease. */
   store: DeclarationStore;
+  /** The store's database: queued tasks go on its job queue (deploy-tasks.ts). */
+  db: Database;
   dataPlane: DataPlanePort;
+  /** Whether this process is the active one of its pair (device-pair.ts), and where the active one is. */
+  pair: { isActive(): boolean; activeUrl(): string | undefined };
+  /** This process's identity as a runner of queued tasks (unique per process start). */
+  owner: string;
+  /** A queued task claimed by a process that died is taken up again this long after (the device lease's length). */
+  leaseMs: number;
   clock: Clock;
   logger: Logger;
   hostname: string;
@@ -55,26 +66,20 @@ const MAX_QUEUED = 100;
 /** A check of a declaration past this is a bug (every check is linear in the body; 2 MiB takes about a second): its thread is ended. */
 const CHECK_BUDGET_MS = 60_000;
 
-/**
- * `request`: checked and prepared, or (a queued deployment read back after a restart) its saved text,
- * checked again when it runs.
- */
-type Task = {
-  id: string;
-  order: number;
-  request: ReadyRequest | { action: 'remove-tenants'; tenants: string[] } | { action: 'stored'; text: string };
-};
+type Task = OperationTask;
 
 /**
- * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a
- * time. A synchronous deployment or removal that finds the device busy (or deployments queued) is
- * refused (`deploymentBusy`); asynchronous ones queue, are saved, and run again after a restart.
- * Every operation leaves a task record (appsvcs-outcome.ts). Nothing is answered before the saved
- * configuration is loaded (`start`). Answers are outcomes and registry failures; the handlers
- * (appsvcs-handlers.ts) give them their statuses.
+ * Declarative deployment on the device (`/mgmt/shared/appsvcs`): one configuration operation at a time, run
+ * by the active process of the device pair (device-pair.ts) only. A synchronous deployment or removal that
+ * finds the device busy (or deployments queued) is refused (`deploymentBusy`), on a standby process
+ * `deviceStandby`. Asynchronous ones are accepted by either process: saved with their job (deploy-tasks.ts)
+ * and run by the active one, oldest first, exactly once to completion (a run of a finished task is a no-op).
+ * Every operation leaves a task record (appsvcs-outcome.ts). The active process answers reads from what
+ * its data plane runs, the standby from the store. Answers are outcomes and registry failures; the
+ * handlers (appsvcs-handlers.ts) give them their statuses.
  */
 export function createDeclarativeService(options: DeclarativeServiceOptions) {
-  const { store, clock, hostname, logger } = options;
+  const { store, clock, hostname, logger, pair } = options;
   const checker = createDeclarationChecker({
     document: options.document,
     schemas: options.schemas,
@@ -83,149 +88,150 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     budgetMs: CHECK_BUDGET_MS,
     ...(options.inlineCheckBytes === undefined ? {} : { inlineBytes: options.inlineCheckBytes }),
   });
+  // The deployer's writes to the data plane are fenced: a process that stepped down binds nothing more.
+  const fencedDataPlane: DataPlanePort = {
+    apply: (services) => (pair.isActive() ? options.dataPlane.apply(services) : Promise.reject(new LeaseLost())),
+  };
   const tenants = createTenantDeployer({
     store,
-    dataPlane: options.dataPlane,
+    dataPlane: fencedDataPlane,
     clock,
     logger,
     hostname,
     schemaCurrent: options.info.schemaCurrent,
     prepare: (text) => checker.prepare(text),
   });
-  let busy = false;
+  const lock = createOperationLock();
+  /** Queued requests this process checked already, by task id (run without a second check if it runs them). */
+  const checkedRequests = new Map<string, ReadyRequest>();
+  /** The deployer holds the running configuration (this process is active and loaded it). */
+  let loaded = false;
   let stopped = false;
-  const queue: Task[] = [];
   let order = 0;
-  /** The operation running now, if any (stop waits for it). */
-  let current: Promise<unknown> = Promise.resolve();
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
 
+  const tasks = createDeployTasks({
+    db: options.db,
+    clock,
+    timers: options.timers,
+    logger,
+    owner: options.owner,
+    leaseMs: options.leaseMs,
+    run: runTask,
+    giveUp: async (taskId, reason) => {
+      logger.error({ task: taskId, reason }, 'a queued declarative deployment was given up');
+      checkedRequests.delete(taskId);
+      await store.finishTask(taskId, failedRecord(taskId, hostname));
+    },
+  });
+
   const nextOrder = () => clock.nowMs() * 1000 + (order++ % 1000);
   const busyAnswer = () => fail(deploymentBusy(hostname));
-  const emptyHeader = (): HeaderMembers =>
-    tenants.header() ?? [
-      ['class', '"ADC"'],
-      ['schemaVersion', JSON.stringify(options.info.schemaCurrent)],
-    ];
-  /** The refusal of the checker's answer (the body is not JSON, or not a valid request), or undefined. */
-  const refusalOf = (checked: CheckedRequest): RequestError | undefined =>
-    checked.ok ? undefined : 'malformed' in checked ? malformedRequest() : invalidRequest(checked.errors);
-  const applied = async (done: Promise<Applied>): Promise<Outcome> => ({ kind: 'applied', applied: await done });
+  const standbyAnswer = () => fail(standbyRefusal(pair.activeUrl()));
   /** The deployed declaration as text; undefined when no tenant is deployed. */
   const deployedDeclaration = () => (tenants.tenants().length === 0 ? undefined : tenants.declarationOf());
+  /** Reads answer from the running configuration on the active process, from the store otherwise. */
+  const fromMemory = () => loaded && pair.isActive();
 
-  async function execute({ request }: Task): Promise<Outcome> {
-    switch (request.action) {
-      case 'stored': {
-        const checked = await checker.checkStored(request.text);
-        const refused = refusalOf(checked);
-        if (refused) return { kind: 'refused', error: refused };
-        return execute({ id: '', order: 0, request: (checked as { request: ReadyRequest }).request });
-      }
-      case 'remove-tenants':
-        return applied(
-          tenants.apply(
-            request.tenants.map((t): [string, null] => [t, null]),
-            emptyHeader(),
-            true,
-            false,
-          ),
-        );
-      case 'retrieve':
-        return { kind: 'retrieved', declaration: deployedDeclaration() };
-      case 'redeploy': {
-        const previous = await store.history(request.redeployAge);
-        const prepared = previous === undefined ? undefined : await checker.prepare(previous);
-        if (!prepared?.ok)
-          return { kind: 'refused', error: invalidRequest([`/redeployAge: no saved declaration ${request.redeployAge} deployments ago`]) };
-        return applied(deploy(prepared.declaration, request.persist, false, 'selective'));
-      }
-      case 'remove':
-        return applied(
-          tenants.apply(
-            request.declaration!.tenants.map(([t]): [string, null] => [t, null]),
-            emptyHeader(),
-            request.persist,
-            request.dryRun,
-          ),
-        );
-      default:
-        return applied(deploy(request.declaration!, request.persist, request.dryRun || request.action === 'dry-run', request.updateMode));
+  const execute = createOperationRunner({ checker, tenants, store, schemaCurrent: options.info.schemaCurrent });
+
+  /** Runs one synchronous operation (the caller holds the lock) and records it. */
+  async function recorded(task: Task): Promise<Outcome> {
+    const outcome = await execute(task);
+    // The record keeps no request: a finished task needs only its outcome (requests can be megabytes).
+    await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record: recordOf(task.id, outcome, hostname) });
+    await store.pruneTasks(KEEP_TASKS);
+    return outcome;
+  }
+
+  /**
+   * Runs queued task `taskId` under the lock (the job worker's run): a task finished already (an earlier run
+   * recorded it, then its process died) is not run again; its outcome is recorded only while it is `in
+   * progress` and this process is active (fenced). Throws when it could not run (tried again, by the next
+   * active process if this one stepped down).
+   */
+  async function runTask(taskId: string, signal: AbortSignal): Promise<void> {
+    const release = await lock.acquire();
+    try {
+      if (signal.aborted || !fromMemory()) throw new LeaseLost();
+      const task = await store.getTask(taskId);
+      if (!task || task.state === 'done') return;
+      const checked = checkedRequests.get(taskId);
+      const outcome = await execute({ id: taskId, order: task.order, request: checked ?? { action: 'stored', text: task.request } });
+      await store.finishTask(taskId, recordOf(taskId, outcome, hostname));
+      checkedRequests.delete(taskId);
+      await store.pruneTasks(KEEP_TASKS);
+    } finally {
+      release();
     }
   }
 
-  function deploy(declaration: PreparedDeclaration, persist: boolean, dryRun: boolean, updateMode: 'selective' | 'complete') {
-    const named: [string, PreparedTenant | null][] = [...declaration.tenants];
-    if (updateMode === 'complete') {
-      const declared = new Set(named.map(([name]) => name));
-      for (const tenant of tenants.tenants()) if (!declared.has(tenant)) named.push([tenant, null]);
+  /** A synchronous operation: refused on the standby, or when the lock is held or tasks are queued. */
+  async function synchronously<T, E>(run: () => Promise<Result<T, E>>): Promise<Result<T, E | BusyError | StandbyError>> {
+    if (!pair.isActive()) return standbyAnswer();
+    const release = lock.tryAcquire();
+    if (!release) return busyAnswer();
+    try {
+      if (stopped || !fromMemory() || (await store.pendingTasks()) > 0) return busyAnswer();
+      return await run();
+    } catch (error) {
+      // This process stepped down while it ran: nothing of it was saved (the save is fenced).
+      if (error instanceof LeaseLost) return standbyAnswer();
+      throw error;
+    } finally {
+      release();
     }
-    const header: HeaderMembers = [
-      ...declaration.header.filter(([key]) => key !== 'updateMode'),
-      ['updateMode', JSON.stringify(updateMode)],
-    ];
-    return tenants.apply(named, header, persist, dryRun);
-  }
-
-  /** Runs one operation under the lock and records it; the lock is free again when it settles. */
-  async function locked(task: Task): Promise<Outcome> {
-    busy = true;
-    const run = (async () => {
-      try {
-        const outcome = await execute(task);
-        // The record keeps no request: a finished task needs only its outcome (requests can be megabytes).
-        await store.putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record: recordOf(task.id, outcome, hostname) });
-        await store.pruneTasks(KEEP_TASKS);
-        return outcome;
-      } finally {
-        busy = false;
-        if (!stopped) queueMicrotask(runQueued);
-      }
-    })();
-    current = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Starts the next queued deployment, if the lock is free; its failure is recorded and logged, never thrown. */
-  function runQueued() {
-    if (busy || stopped) return;
-    const task = queue.shift();
-    if (!task) return;
-    locked(task).catch(async (error: unknown) => {
-      logger.error({ err: error, task: task.id }, 'declarative deployment task failed');
-      const record = failedRecord(task.id, hostname);
-      await store
-        .putTask({ id: task.id, order: task.order, state: 'done', request: '{}', record })
-        .catch((e: unknown) => logger.error({ err: e, task: task.id }, 'the failed task could not be recorded'));
-    });
   }
 
   return {
     info: () => options.info,
     services: () => tenants.services(),
 
-    /** Loads the saved configuration, starts its services, and queues the tasks a restart cut off. */
-    async start() {
-      busy = true;
+    /**
+     * Becomes the active one: loads the saved configuration and starts its services (under the lock), then
+     * runs queued tasks, those a stopped or dead process left included.
+     */
+    async activate() {
+      const release = await lock.acquire();
       try {
+        tenants.reset();
         await tenants.load();
-        const pending = (await store.listTasks(KEEP_TASKS + MAX_QUEUED)).filter((t) => t.state === 'in progress').reverse();
-        order = pending.length;
-        queue.push(...pending.map((t: StoredTask): Task => ({ id: t.id, order: t.order, request: { action: 'stored', text: t.request } })));
+        loaded = true;
       } finally {
-        busy = false;
+        release();
         markStarted();
       }
-      runQueued();
+      await tasks.start();
     },
 
-    /** Stops taking queued work and waits for the operation in progress. */
+    /**
+     * No longer the active one: the data plane is emptied at once, the task under way is signalled (its
+     * fenced writes fail; it goes back to the queue), and the running configuration is dropped.
+     */
+    async deactivate() {
+      loaded = false;
+      await options.dataPlane.apply([]);
+      await tasks.stop();
+      const release = await lock.acquire();
+      try {
+        await options.dataPlane.apply([]);
+        tenants.reset();
+      } finally {
+        release();
+      }
+    },
+
+    /** Answers from now on (a standby process: once its pair has looked at the lease). */
+    markReady: () => markStarted(),
+
+    /** Stops taking work and waits for the operation in progress. */
     async stop() {
       stopped = true;
       markStarted();
+      await tasks.stop();
+      (await lock.acquire())();
       await checker.close();
-      await current;
     },
 
     /**
@@ -235,59 +241,66 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     async deploy(
       raw: Uint8Array | undefined,
       query: { async?: boolean; updateMode?: 'selective' | 'complete' },
-    ): Promise<Result<DeployOutcome, DeployError>> {
+    ): Promise<Result<DeployOutcome, DeployError | StandbyError>> {
       await started;
       const checkQuery: RequestQuery = query.updateMode ? { updateMode: query.updateMode } : {};
       const checked = await checker.check(raw, checkQuery);
       if (!checked.ok) return fail(refusalOf(checked)!);
       const task: Task = { id: options.newTaskId(), order: nextOrder(), request: checked.request };
       if (query.async) {
-        if (queue.length >= MAX_QUEUED || stopped) return busyAnswer();
-        // Saved as posted, checked again if a restart finds it queued: the text is written, not serialised.
+        if (stopped || (await store.pendingTasks()) >= MAX_QUEUED) return busyAnswer();
+        // Saved as posted, checked again if another process runs it: the text is written, not serialised.
         const bodyText = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : 'null';
-        await store.putTask({
-          id: task.id,
-          order: task.order,
-          request: storedRequestText(bodyText, checkQuery),
-          state: 'in progress',
-          record: queuedRecord(task.id),
-        });
-        queue.push(task);
-        runQueued();
+        if (pair.isActive()) checkedRequests.set(task.id, checked.request);
+        try {
+          await tasks.enqueue({
+            id: task.id,
+            order: task.order,
+            request: storedRequestText(bodyText, checkQuery),
+            state: 'in progress',
+            record: queuedRecord(task.id),
+          });
+        } catch (error) {
+          checkedRequests.delete(task.id);
+          throw error;
+        }
         return ok({ kind: 'accepted', task: acceptedTask(task.id) });
       }
-      if (busy || queue.length > 0 || stopped) return busyAnswer();
-      return deployResult(await locked(task));
+      return synchronously(async () => deployResult(await recorded(task)));
     },
 
     /** `DELETE /declare[/<tenants>]`: the result text. */
-    async remove(names?: readonly string[]): Promise<Result<string, BusyError>> {
+    async remove(names?: readonly string[]): Promise<Result<string, BusyError | StandbyError>> {
       await started;
-      if (busy || queue.length > 0 || stopped) return busyAnswer();
-      const outcome = await locked({
-        id: options.newTaskId(),
-        order: nextOrder(),
-        request: { action: 'remove-tenants', tenants: [...(names ?? tenants.tenants())] },
+      return synchronously(async () => {
+        const outcome = await recorded({
+          id: options.newTaskId(),
+          order: nextOrder(),
+          request: { action: 'remove-tenants', tenants: [...(names ?? tenants.tenants())] },
+        });
+        const removed = deployResult(outcome);
+        // A removal binds nothing, so no tenant of it can fail: anything but `done` is a bug.
+        if (!removed.ok || removed.value.kind !== 'done') throw new Error(`a removal of tenants ended ${outcome.kind}, not done`);
+        return ok(removed.value.json);
       });
-      const removed = deployResult(outcome);
-      // A removal binds nothing, so no tenant of it can fail: anything but `done` is a bug.
-      if (!removed.ok || removed.value.kind !== 'done') throw new Error(`a removal of tenants ended ${outcome.kind}, not done`);
-      return ok(removed.value.json);
     },
 
     /** `GET /declare`: the deployed declaration's text; undefined when no tenant is deployed. */
     async declaration(): Promise<string | undefined> {
       await started;
-      return deployedDeclaration();
+      return fromMemory() ? deployedDeclaration() : storedDeclarationText(await store.load(), options.info.schemaCurrent);
     },
 
     /** `GET /declare/<tenants>`: the declaration of the named tenants, as text. */
     async tenantDeclaration(names: readonly string[]): Promise<Result<string, CodedError<'tenantNotFound'>>> {
       await started;
-      const missing = names.filter((t) => !tenants.has(t));
+      const saved = fromMemory() ? undefined : await store.load();
+      const known = saved ? new Set(saved.tenants.map(([name]) => name)) : undefined;
+      const missing = names.filter((t) => !(known ? known.has(t) : tenants.has(t)));
       if (missing.length > 0)
         return fail(codedError('tenantNotFound', `specified Tenant(s) '${missing.slice(0, 10).join(',')}' not found in declaration`));
-      return ok(tenants.declarationOf(new Set(names)));
+      if (!saved) return ok(tenants.declarationOf(new Set(names)));
+      return ok(storedDeclarationText(saved, options.info.schemaCurrent, new Set(names))!);
     },
 
     /** `GET /task`: the task list's text (the records are text already). */

@@ -38,7 +38,7 @@ t.test('token login: log in, use the token, refresh it, and expired or unknown t
   });
   t.equal(
     (await sdk.getDeployInfo({ client: withToken })).data?.schemaCurrent,
-    '3.50.0',
+    '3.56.0',
     'and the declarative extension info, as automation clients read next',
   );
 

@@ -28,9 +28,12 @@ const APPSVCS_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'declarationInvalid',
   'declarationFailed',
   'deploymentBusy',
+  'deviceStandby',
   'taskNotFound',
   'tenantNotFound',
   'invalidPath',
+  'applicationNotFound',
+  'appsvcsRequestRefused',
 ]);
 
 /**

@@ -1,6 +1,8 @@
 import type { Migration } from '../../stores/database.ts';
 
 /**
+ * Version 302: the active lease of a device pair (device-lease.ts): one row, nobody holding it.
+ *
  * Version 301: the configuration REST's script objects, the system database variables (only the
  * values set; unset ones are at their default), the deployed tenants as saved (`persist: true`), the
  * declaration's header and history, and the deployment task records.
@@ -93,5 +95,25 @@ CREATE TABLE device_deploy_tasks (
   record TEXT NOT NULL
 );
 CREATE INDEX device_deploy_tasks_order ON device_deploy_tasks (created_order);`,
+  },
+  {
+    version: 310,
+    name: 'declarative deployment settings',
+    up: `CREATE TABLE device_appsvcs_settings (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);`,
+  },
+  {
+    version: 302,
+    name: 'device active lease',
+    up: `CREATE TABLE device_active_lease (
+  id TEXT PRIMARY KEY,
+  holder TEXT,
+  url TEXT,
+  generation BIGINT NOT NULL,
+  expires_ms BIGINT NOT NULL
+);
+INSERT INTO device_active_lease (id, holder, url, generation, expires_ms) VALUES ('device', NULL, NULL, 0, 0);`,
   },
 ];

@@ -9,13 +9,19 @@ import type { OperationHandlers } from '../../server/handler-types.ts';
 import { defineModule, type ModuleContext } from '../../server/interface-module.ts';
 import { basicScheme, headerTokenScheme } from '../../server/security.ts';
 import { createDataPlane } from '../../traffic/data-plane.ts';
+import { createAppsvcsExtraHandlers } from './appsvcs-extra-handlers.ts';
 import { createAppsvcsHandlers } from './appsvcs-handlers.ts';
+import { createPerAppOperations } from './appsvcs-per-app.ts';
+import { createSqlSettingsStore } from './appsvcs-settings.ts';
 import { createAuthHandlers } from './auth-handlers.ts';
 import { createSqlDeviceConfigStore } from './config-store.ts';
 import { accessLoggingOn, type DbValues } from './db-variables.ts';
-import { createSqlDeclarationStore, parsedTask } from './declaration-store.ts';
-import { createDeclarativeService } from './declarative-service.ts';
-import { DEVICE_VERSION } from './device-version.ts';
+import { parsedTask } from './declaration-store.ts';
+import { createDeviceRole } from './device-role.ts';
+import { createFailoverHandlers } from './failover-handlers.ts';
+import { holderGone, newHolderId } from './lease-holder.ts';
+import { passingOnWrites } from './pass-on-handlers.ts';
+import { APPSVCS_INFO, DEVICE_VERSION } from './device-version.ts';
 import { renderDeviceError } from './error-shape.ts';
 import { createDeviceConfigHandlers } from './handlers.ts';
 import { readHostFacts } from './host-facts.ts';
@@ -32,7 +38,12 @@ type Config = CoreConfig & DeviceConfig;
 
 const APPSVCS_ROOT = '/mgmt/shared/appsvcs';
 
-const DEPLOY_INFO = { version: '3.50.0', release: '5', schemaCurrent: '3.50.0', schemaMinimum: '3.0.0' };
+const DEPLOY_INFO = { ...APPSVCS_INFO };
+
+/** A deployment passed on by the standby process may take this long on the active one (megabytes take seconds). */
+const PASS_ON_TIMEOUT_MS = 120_000;
+/** The active process's answer passed back at most (a deployment's answer repeats its declaration). */
+const PASS_ON_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 const tokensOf = (context: ModuleContext<Config>) =>
   createTokenService(context.database, {
@@ -92,7 +103,9 @@ export const deviceConfigModule = defineModule({
       logger: logger.child({ role: 'device', component: 'data-plane' }),
       dataDir: config.deviceDataDir,
     });
+    let appliedDbValues = '';
     const applyDbValues = async (values: DbValues) => {
+      appliedDbValues = JSON.stringify(values);
       dataPlane.setEventLevel(values['dataplane.quic.log.level']);
       dataPlane.setAccessLogging(accessLoggingOn(values['log.access.level']));
       await dataPlane.setQlogging(values['quic.qlogging'] === 'enable');
@@ -110,9 +123,26 @@ export const deviceConfigModule = defineModule({
           throw error;
         },
       ));
-    const declarations = createSqlDeclarationStore(context.database);
-    const service = createDeclarativeService({
-      store: declarations,
+    // The device pair (device-pair.ts): the process holding the active lease serves the data plane and deploys.
+    const ownUrl = () => config.deviceAdvertiseUrl || (context.roleUrl('device') ?? `http://${config.host}:${config.ports.device}`);
+    // A value saved through the other process of the pair reaches this one's data plane at its next renewal.
+    const applySavedDbValues = async () => {
+      const { values } = await configStore.dbVariables();
+      if (JSON.stringify(values) !== appliedDbValues) await applyDbValues(values);
+    };
+    const device = createDeviceRole({
+      db: context.database,
+      holder: newHolderId(),
+      url: ownUrl,
+      leaseMs: config.deviceLeaseMs,
+      holderGone: (previous) => holderGone(previous),
+      // A saved value the data plane cannot take now (say, the data directory went read-only) is
+      // logged; the device still starts and serves its tenants.
+      beforeActive: () =>
+        applySavedDbValues().catch((error: unknown) =>
+          logger.error({ err: error }, 'the saved system database variables could not all be applied'),
+        ),
+      onRenewed: applySavedDbValues,
       dataPlane,
       clock,
       logger: logger.child({ role: 'device', component: 'appsvcs' }),
@@ -123,17 +153,11 @@ export const deviceConfigModule = defineModule({
       timers: context.timers,
       newTaskId: randomUUID,
     });
+    const { pair, service } = device;
     context.onRole('device', {
-      start: async () => {
-        // A saved value the data plane cannot take now (say, the data directory went read-only) is
-        // logged; the device still starts and serves its tenants.
-        await applyDbValues((await configStore.dbVariables()).values).catch((error: unknown) =>
-          logger.error({ err: error }, 'the saved system database variables could not all be applied'),
-        );
-        await service.start();
-      },
+      start: () => device.start(),
       stop: async () => {
-        await service.stop();
+        await device.stop();
         await dataPlane.close();
       },
     });
@@ -150,16 +174,37 @@ export const deviceConfigModule = defineModule({
       },
       dbVariables: async () => (await configStore.dbVariables()).values,
       scripts: async () => configStore.listRules(),
-      deployTasks: async () => (await declarations.listTasks(100)).map(parsedTask), // all the service keeps
+      deployTasks: async () => (await device.store.listTasks(100)).map(parsedTask), // all the service keeps
       hostFacts: () => readHostFacts(config.deviceDataDir),
     };
+    // PATCH, the per-application API and /settings (designed after the real extension): deployments go to the active process.
+    const settings = createSqlSettingsStore(context.database);
+    const { getDeploySettings, updateDeploySettings, ...appsvcsDeploying } = createAppsvcsExtraHandlers({
+      service,
+      schemas: loadSchemas,
+      schemaCurrent: DEPLOY_INFO.schemaCurrent,
+      settings,
+      perApp: createPerAppOperations({ service, settings, schemaCurrent: DEPLOY_INFO.schemaCurrent }),
+    });
     return {
+      getDeploySettings,
+      updateDeploySettings,
       ...createDeviceConfigHandlers({ store: createSqlDeviceOauthStore(context.database, { clock }) }),
       ...createAuthHandlers({ tokens: tokensOf(context), checkPassword: context.adminAuthenticator }),
       ...createRuleHandlers({ store: configStore }),
       ...createSystemHandlers({ store: configStore, identity, apply: applyDbValues }),
       ...createSnapshotHandlers({ sources: snapshotSources }),
-      ...createAppsvcsHandlers({ service }),
+      ...passingOnWrites(
+        { ...createAppsvcsHandlers({ service }), ...appsvcsDeploying },
+        {
+          status: () => pair.status(),
+          ownUrl,
+          timers: context.timers,
+          timeoutMs: PASS_ON_TIMEOUT_MS,
+          maxAnswerBytes: PASS_ON_MAX_ANSWER_BYTES,
+        },
+      ),
+      ...createFailoverHandlers({ status: () => pair.status() }),
     } satisfies OperationHandlers<typeof Sdk>;
   },
 });

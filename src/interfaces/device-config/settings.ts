@@ -30,6 +30,22 @@ export const DEVICE_SETTINGS = [
     default: './data/device',
     description: "The device's data directory: qlog traces (trace<N>.qlog) are written here (F).",
   },
+  {
+    key: 'deviceLeaseMs',
+    env: 'PORTOLAN_DEVICE_LEASE_MS',
+    schema: { type: 'integer', minimum: 400, maximum: 600_000 },
+    default: 4000,
+    description:
+      'Device pair (F): the active device process renews its lease every quarter of this; the standby takes over once it lapses (ms).',
+  },
+  {
+    key: 'deviceAdvertiseUrl',
+    env: 'PORTOLAN_DEVICE_ADVERTISE_URL',
+    schema: { type: 'string', maxLength: 2048, pattern: '^(https?://[^\\s/?#@]+)?$' },
+    default: '',
+    description:
+      "Device pair (F): the management URL the other device process reaches this one on (writes passed on to the active one); empty: this process's own device listener.",
+  },
 ] as const satisfies readonly Setting[];
 
 export type DeviceConfig = SettingsValues<typeof DEVICE_SETTINGS>;

@@ -4,9 +4,11 @@ import { collectDeviceSnapshot, packSnapshot, type SnapshotSources } from './sna
 
 /** The device's diagnostic snapshot (designed): the archive is streamed as the body. */
 export function createSnapshotHandlers(deps: { sources: SnapshotSources }) {
-  const getDeviceSnapshot: TypedHandler<F.GetDeviceSnapshotData, F.GetDeviceSnapshotResponses, F.GetDeviceSnapshotErrors> = async () => {
+  const getDeviceSnapshot: TypedHandler<F.GetDeviceSnapshotData, F.GetDeviceSnapshotResponses, F.GetDeviceSnapshotErrors> = async ({
+    query,
+  }) => {
     // Read before the answer starts: a store failure is still a clean error answer, not a cut stream.
-    const snapshot = await collectDeviceSnapshot(deps.sources);
+    const snapshot = await collectDeviceSnapshot(deps.sources, undefined, query?.layout ?? 'portolan-snapshot');
     return {
       status: 200,
       contentType: 'application/gzip',

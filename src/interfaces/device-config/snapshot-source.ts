@@ -6,6 +6,7 @@ import { deploymentLogLines, DEPLOYMENT_LOG_LINES } from './deployment-log.ts';
 import { dfText, freeText, uptimeText, type HostFacts } from './host-commands.ts';
 import { scriptFileNames } from './script-file-names.ts';
 import { redactSecrets } from './secret-redaction.ts';
+import { tmshConfiguration } from './tmsh-config.ts';
 
 /** The archive layout the diagnostics engine reads (src/interfaces/snapshots/engine/README.md). */
 export const SNAPSHOT_FORMAT = 'portolan-snapshot/1';
@@ -30,6 +31,12 @@ export type SnapshotSources = {
 };
 
 export type SnapshotFile = { path: string; body: Buffer };
+/**
+ * How a snapshot is laid out: Portolan's own `portolan-snapshot/1`, or a real device's archive
+ * (`device-archive`: VERSION, the configuration in tmsh syntax under config/, logs under var/log/).
+ */
+export type SnapshotLayout = 'portolan-snapshot' | 'device-archive';
+export const SNAPSHOT_LAYOUTS: readonly SnapshotLayout[] = ['portolan-snapshot', 'device-archive'];
 export type DeviceSnapshot = { fileName: string; generatedAt: Date; files: readonly SnapshotFile[] };
 
 /** The device's host name as a manifest takes it: letters, digits, dots and hyphens, at most 253, alphanumeric at both ends. */
@@ -54,13 +61,20 @@ const text = (lines: readonly string[]) => Buffer.from(lines.map((line) => `${li
  * Reads the device's state once and lays it out as a `portolan-snapshot/1` archive's files: manifest,
  * configuration (declaration with secrets redacted, db variables, script objects within `limits`),
  * logs (deployment results, and this snapshot's own record of what it left out) and command outputs.
+ * With `layout` `device-archive`, laid out as a real device's archive instead: VERSION, the configuration
+ * in tmsh syntax (tmsh-config.ts: no secret is written, only pools, services, monitors, folders, script
+ * objects and db variables), logs under var/log/, and the same command outputs.
  * Nothing is read from the accounts, tokens or OAuth objects: no credential can end up in it.
  *
  * @example
  * const snapshot = await collectDeviceSnapshot(sources);
  * packSnapshot(snapshot).pipe(createWriteStream(snapshot.fileName));
  */
-export async function collectDeviceSnapshot(sources: SnapshotSources, limits: SnapshotLimits = SNAPSHOT_LIMITS): Promise<DeviceSnapshot> {
+export async function collectDeviceSnapshot(
+  sources: SnapshotSources,
+  limits: SnapshotLimits = SNAPSHOT_LIMITS,
+  layout: SnapshotLayout = 'portolan-snapshot',
+): Promise<DeviceSnapshot> {
   const generatedAt = sources.clock.now();
   const hostname = manifestHostname(sources.identity.hostname);
   const [declaration, dbVariables, scripts, tasks, host] = await Promise.all([
@@ -119,6 +133,43 @@ export async function collectDeviceSnapshot(sources: SnapshotSources, limits: Sn
     'notice',
     `taken: ${declaration === undefined ? 'no declaration deployed' : 'the deployed declaration'}, ${Object.keys(dbVariables).length} db variables, ${kept.length} script objects, ${deployments.lines.length} deployment log lines`,
   );
+  const commands: SnapshotFile[] = [
+    { path: 'commands/uptime.txt', body: Buffer.from(uptimeText(generatedAt, host.uptimeSeconds, host.loadAverage)) },
+    { path: 'commands/df.txt', body: Buffer.from(dfText(host.disk)) },
+    { path: 'commands/memory.txt', body: Buffer.from(freeText(host.memory)) },
+  ];
+  if (layout === 'device-archive') {
+    const config = tmshConfiguration({
+      declaration,
+      dbVariables,
+      scripts: kept,
+      hostname,
+      machineId: sources.identity.machineId,
+      version: sources.version,
+      platform: SNAPSHOT_PLATFORM,
+    });
+    if (config.leftOut.length > 0)
+      notes.push(
+        logAt(
+          'warning',
+          `config: ${config.leftOut.length} script objects left out (their braces do not balance, so tmsh syntax cannot hold them): ${config.leftOut
+            .slice(0, 10)
+            .map((path) => path.replace(/[\u0000-\u001f\u007f]/g, ' '))
+            .join(', ')}${config.leftOut.length > 10 ? ', ...' : ''}`.slice(0, 1024),
+        ),
+      );
+    const files: SnapshotFile[] = [
+      {
+        path: 'VERSION',
+        body: text([`Product: ${SNAPSHOT_PLATFORM}`, `Version: ${sources.version}`, `Date: ${generatedAt.toUTCString()}`]),
+      },
+      ...config.files.map((file) => ({ path: file.path, body: Buffer.from(file.text) })),
+      { path: 'var/log/deployments', body: text(deployments.lines) },
+      { path: 'var/log/snapshot', body: text([summary, ...notes]) },
+      ...commands,
+    ];
+    return { fileName: `${hostname}-${compactUtc(generatedAt)}.snapshot.tgz`, generatedAt, files };
+  }
   const files: SnapshotFile[] = [
     { path: 'manifest.json', body: json(manifest) },
     ...(declaration === undefined ? [] : [{ path: 'config/declarations.json', body: json(redactSecrets(declaration)) }]),
@@ -126,9 +177,7 @@ export async function collectDeviceSnapshot(sources: SnapshotSources, limits: Sn
     ...ruleFiles,
     { path: 'logs/deployments.log', body: text(deployments.lines) },
     { path: 'logs/snapshot.log', body: text([summary, ...notes]) },
-    { path: 'commands/uptime.txt', body: Buffer.from(uptimeText(generatedAt, host.uptimeSeconds, host.loadAverage)) },
-    { path: 'commands/df.txt', body: Buffer.from(dfText(host.disk)) },
-    { path: 'commands/memory.txt', body: Buffer.from(freeText(host.memory)) },
+    ...commands,
   ];
   return { fileName: `${hostname}-${compactUtc(generatedAt)}.snapshot.tgz`, generatedAt, files };
 }

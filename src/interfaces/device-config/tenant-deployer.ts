@@ -103,6 +103,13 @@ export function createTenantDeployer(options: {
     header: () => header,
     services: () => servicesOf(running),
 
+    /** Forgets the running configuration (a device that stepped down to standby; its data plane is emptied by the caller). */
+    reset() {
+      running.clear();
+      saved.clear();
+      header = undefined;
+    },
+
     /** Loads the saved configuration (prepared from its text, on the checker's thread when large) and starts what of it can listen. */
     async load() {
       const loaded = await store.load();

@@ -23,6 +23,8 @@ export const DECLARATION_PROPERTIES: ReadonlySet<string> = new Set([
   'remark',
   'updateMode',
   'controls',
+  'constants',
+  'target',
 ]);
 /** The properties of `Tenant`; every other property of a tenant is an application. */
 export const TENANT_PROPERTIES: ReadonlySet<string> = new Set([
@@ -34,6 +36,8 @@ export const TENANT_PROPERTIES: ReadonlySet<string> = new Set([
   'enable',
   'optimisticLockKey',
   'useCommonRouteDomainTenant',
+  'constants',
+  'verifiers',
 ]);
 /** The properties of `Application`; every other property of an application is a member (service, pool, ...). */
 export const APPLICATION_PROPERTIES: ReadonlySet<string> = new Set([
@@ -84,6 +88,14 @@ export const DEVICE_MONITOR_PATHS: ReadonlySet<string> = new Set(
 /** The one monitor the device runs (the seed's HTTP monitor). */
 export const isAppliedMonitor = (reference: unknown): boolean =>
   reference === 'http' || (isRecord(reference) && own(reference, 'bigip') === '/Common/http');
+
+/**
+ * Whether a reference names an object of the `Common` tenant (`/Common/Shared/web_pool`) from another
+ * tenant: the real extension lets every tenant use what `/Common/Shared` holds. A tenant is planned on
+ * its own here, so such a reference is kept and reported, not followed.
+ */
+export const isCommonReference = (reference: unknown, tenantName: string): reference is string =>
+  typeof reference === 'string' && tenantName !== 'Common' && reference.startsWith('/Common/');
 
 /** The applications of a tenant, in declaration order (properties that are not Tenant settings). */
 export const applicationsOf = (tenant: Readonly<Record<string, unknown>>): [string, unknown][] =>

@@ -162,11 +162,6 @@ t.test('a reference that resolves to nothing fails the tenant, naming the pointe
     ['an application setting is no member', app({ s: service({ pool: 'template' }) }), "/T/A/s/pool: pool 'template' does not exist"],
     ['an Object.prototype name is no member', app({ s: service({ pool: 'toString' }) }), "/T/A/s/pool: pool 'toString' does not exist"],
     ['a path into another tenant', app({ s: service({ pool: '/Other/A/p' }), p: pool() }), "/T/A/s/pool: pool '/Other/A/p' does not exist"],
-    [
-      'a path into /Common/Shared',
-      app({ s: service({ pool: '/Common/Shared/p' }), p: pool() }),
-      "/T/A/s/pool: pool '/Common/Shared/p' does not exist",
-    ],
     ['a path too short', app({ s: service({ pool: '/T/p' }), p: pool() }), "/T/A/s/pool: pool '/T/p' does not exist"],
     [
       'a path into a tenant setting',
@@ -334,4 +329,44 @@ t.test('planning never throws on any declaration the reader accepts (property)',
     { numRuns: 1000 },
   );
   t.ok(accepted > 300, `most generated tenants are valid (${accepted} of 1000)`);
+});
+
+t.test('references into /Common/Shared are kept and reported, not followed: the service runs without members', async (t) => {
+  const tenant = app({
+    s: service({ pool: { use: '/Common/Shared/shared_pool' } }),
+    p: pool({ monitors: [{ use: '/Common/Shared/shared_monitor' }] }),
+  });
+  const planned = planTenant('T', tenant);
+  if (!planned.ok) return t.fail(planned.message);
+  t.same(planned.plan.services[0]!.pool, { key: '', members: [], monitor: null }, 'no members');
+  t.match(planned.plan.warnings, [
+    "/T/A/s/pool: pool '/Common/Shared/shared_pool' of tenant Common is kept, not followed: this service has no members here",
+    "/T/A/p/monitors/0: monitor '/Common/Shared/shared_monitor' is not applied",
+  ]);
+  // Within Common itself the same path is a member of its own tenant, and must resolve.
+  const common = planTenant('Common', {
+    class: 'Tenant',
+    Shared: { class: 'Application', template: 'shared', s: service({ pool: '/Common/Shared/gone' }) },
+  });
+  t.match(common, { ok: false, message: "/Common/Shared/s/pool: pool '/Common/Shared/gone' does not exist" });
+});
+
+t.test('a member whose addresses are discovered, or not given yet, adds nothing to rotation', async (t) => {
+  const tenant = app({
+    s: service(),
+    p: pool({
+      members: [
+        { servicePort: 80, addressDiscovery: { use: '/Common/Shared/discovery' } },
+        { servicePort: 81, addressDiscovery: 'static', serverAddresses: [] },
+        { servicePort: 82, serverAddresses: ['127.0.0.2'] },
+      ],
+    }),
+  });
+  t.same(readDeployRequest({ class: 'ADC', schemaVersion: '3.56.0', T: tenant }, schemaAt, info).ok, true, 'valid');
+  const planned = planTenant('T', tenant);
+  if (!planned.ok) return t.fail(planned.message);
+  t.same(planned.plan.services[0]!.pool.members, [{ host: '127.0.0.2', port: 82 }]);
+  t.match(planned.plan.warnings, [
+    "/T/A/p/members/0/addressDiscovery: address discovery '/Common/Shared/discovery' is not applied; only serverAddresses are used",
+  ]);
 });

@@ -12,6 +12,7 @@ import {
   applicationsOf,
   clip,
   isAppliedMonitor,
+  isCommonReference,
   isRecord,
   membersOf,
   own,
@@ -104,6 +105,8 @@ function poolOf(pointer: string, service: Member, scope: Scope): { key: string; 
   }
   const name = isRecord(reference) ? own(reference, 'use') : reference;
   if (typeof name !== 'string') return `${where}: the pool reference names no pool`;
+  // Kept and reported (warnings.ts): the service runs without members.
+  if (isCommonReference(name, scope.tenantName)) return undefined;
   const target = resolveMember(name, scope);
   if (!target) return `${where}: pool ${quoted(name)} does not exist`;
   const cls = classOf(target.member);
@@ -127,6 +130,7 @@ function checkMonitors(pointer: string, pool: Member, scope: Scope): string | un
     }
     const use = isRecord(monitor) ? own(monitor, 'use') : undefined;
     if (typeof use !== 'string') return `${where}: the monitor reference names no monitor`;
+    if (isCommonReference(use, scope.tenantName)) continue; // kept and reported, never applied
     const target = resolveMember(use, scope);
     if (!target) return `${where}: monitor ${quoted(use)} does not exist`;
     const cls = classOf(target.member);

@@ -10,6 +10,7 @@ import {
   capList,
   clip,
   isAppliedMonitor,
+  isCommonReference,
   isRecord,
   membersOf,
   own,
@@ -62,6 +63,10 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
 
   function serviceWarnings(pointer: string, service: Record_) {
     unmodelled(pointer, service, APPLIED.service);
+    const pool = own(service, 'pool');
+    const poolName = isRecord(pool) ? own(pool, 'use') : pool;
+    if (isCommonReference(poolName, tenantName))
+      warn(at(pointer, 'pool'), `pool '${clip(poolName)}' of tenant Common is kept, not followed: this service has no members here`);
     const addresses = own(service, 'virtualAddresses');
     (Array.isArray(addresses) ? addresses : []).forEach((address, index) => {
       const where = at(at(pointer, 'virtualAddresses'), index);
@@ -96,6 +101,10 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
       const discovery = own(member, 'addressDiscovery');
       if (typeof discovery === 'string' && discovery !== 'static') {
         warn(at(where, 'addressDiscovery'), `address discovery '${clip(discovery)}' is not applied; only serverAddresses are used`);
+      } else if (isRecord(discovery)) {
+        const named = own(discovery, 'use') ?? own(discovery, 'bigip');
+        const what = typeof named === 'string' ? `address discovery '${clip(named)}'` : 'an address discovery reference';
+        warn(at(where, 'addressDiscovery'), `${what} is not applied; only serverAddresses are used`);
       }
     });
   }
