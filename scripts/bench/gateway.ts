@@ -1,4 +1,4 @@
-// Benchmark (not a test) of the data path (issue 22): GET /api/vessels through a proxy to a mapping-role
+// Benchmark (not a test) of the data path: GET /api/vessels through a proxy to a mapping-role
 // member in a process of its own. The proxies, each in its own process and measured in this one run with
 // the same load: a bare node:http reverse proxy (scripts/bench/baseline-proxy.ts, the 1.00x), HAProxy and
 // nginx as anchors (scripts/bench/anchors.ts; installed from Debian when missing), and the Portolan gateway
@@ -9,15 +9,21 @@
 // medians; CPU per request of the process under test from /proc. A first row shows the load generator's
 // headroom: autocannon against a trivial node:http server.
 //
-//   npm run bench:gateway [-- --duration 5 --connections 50 --rounds 3 --warmup 1 --path /api/vessels
-//                            --redis redis://127.0.0.1:6379|none --no-anchors --cpu-prof <dir> --no-readme]
+// Then the workers rows (scripts/bench/workers.ts): the same load against `portolan start --workers 1` and
+// `--workers 2` with PORTOLAN_ROLES=gateway,mapping (the gateway's pool: the mapping role of the same system),
+// the limiter on with SQLite counters (what --workers 2 takes by default), and the ratio workers 2 / workers 1.
 //
-// Writes its table into docs/benchmarks.md (`<!-- bench:gateway -->`) unless --no-readme or --cpu-prof. --cpu-prof <dir>
-// starts every gateway process with `node --cpu-prof --cpu-prof-dir=<dir>` (one profile per configuration,
-// written when it stops); read one with `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
-import { spawnSync } from 'node:child_process';
+//   npm run bench:gateway [-- --duration 5 --connections 50 --rounds 3 --warmup 1 --path /api/vessels
+//                            --redis redis://127.0.0.1:6379|none --no-anchors --no-workers --only workers
+//                            --cpu-prof <dir> --no-readme --help]
+//
+// Writes its tables into docs/benchmarks.md (`<!-- bench:gateway -->`, `<!-- bench:gateway-workers -->`) unless
+// --no-readme or --cpu-prof; --only workers runs (and writes) the workers rows alone. --cpu-prof <dir> starts
+// every gateway process with `node --cpu-prof --cpu-prof-dir=<dir>` (one profile per configuration, written
+// when it stops; a --workers system: one per process under <dir>/workers-<N>); read one with
+// `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,6 +32,9 @@ import { ensureAnchor, startAnchors, type AnchorKind } from './anchors.ts';
 import { measureLoad, type LoadResult } from './load.ts';
 import { childProcesses, type StartOptions } from './processes.ts';
 import { writeReadmeBlock } from './readme-block.ts';
+import { gatewayWorkers } from './gateway-workers.ts';
+import { helpWhenAsked, median, profilesWritten, revision } from './run-facts.ts';
+import { onlyWorkers, WORKERS_OPTIONS, WORKERS_PROFILE_DIRS } from './workers.ts';
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -38,10 +47,14 @@ const { values } = parseArgs({
     tokens: { type: 'string', default: '1000' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
     anchors: { type: 'boolean', default: true },
+    ...WORKERS_OPTIONS,
+    help: { type: 'boolean', short: 'h', default: false },
     'cpu-prof': { type: 'string' },
     readme: { type: 'boolean', default: true },
   },
 });
+helpWhenAsked(values.help, import.meta.url);
+const ONLY_WORKERS = onlyWorkers(values);
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
@@ -52,14 +65,6 @@ const REDIS = values.redis === 'none' ? undefined : values.redis!;
 const PROFILE_DIR = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
 for (const [name, value] of Object.entries({ duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS, tokens: TOKENS }))
   if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
-
-/** The commit measured, and whether the working tree differs from it. */
-function revision(): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
-  const head = git('rev-parse', '--short', 'HEAD');
-  if (head.status !== 0) return 'commit unknown';
-  return `commit ${head.stdout.trim()}${git('status', '--porcelain', '--untracked-files=no').stdout.trim() ? ' with uncommitted changes' : ''}`;
-}
 
 /** Whether a Redis server answers PING at `url` (within 2 s). */
 async function redisAnswers(url: string): Promise<boolean> {
@@ -95,8 +100,11 @@ const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-gateway-'));
 const children = childProcesses();
 const anchors = startAnchors(dir);
 let exitCode = 0;
-try {
-  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+const load = (url: string, durationSeconds: number, pids: number[] = []) =>
+  measureLoad({ url, path: PATH, connections: CONNECTIONS, durationSeconds, rotateBearer: TOKENS }, pids);
+
+/** The proxies' rows: the `bench:gateway` block. */
+async function proxyRows(): Promise<void> {
   const targets: Target[] = [];
   const trivial = await children.start(['--input-type=module', '-e', TRIVIAL_SERVER], {}, /^READY (\S+)/);
   targets.push({
@@ -202,8 +210,6 @@ try {
   await gateway('info', 'gateway, limiter memory, log level info (the default; every other row: silent)', { PORTOLAN_LOG_LEVEL: 'info' });
   targets.push({ key: 'direct', label: 'mapping role direct (no proxy)', kind: 'direct', url: mapping, pids: [children.pidOf(mapping)] });
 
-  const load = (url: string, durationSeconds: number, pids: number[] = []) =>
-    measureLoad({ url, path: PATH, connections: CONNECTIONS, durationSeconds, rotateBearer: TOKENS }, pids);
   const live = targets.filter((t) => t.url);
   // Warm-up: every process JIT-compiles its path (and the load generator its own) before a figure is kept.
   if (WARMUP > 0) for (const target of live) await load(target.url!, WARMUP);
@@ -221,11 +227,6 @@ try {
     }
   }
 
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  };
   const rps = (key: string) => {
     const row = rows.find((r) => r.key === key);
     return row?.results.length ? median(row.results.map((r) => r.rps)) : undefined;
@@ -289,6 +290,32 @@ try {
   } else if (values.readme) {
     console.log('\ndocs/benchmarks.md left as it is (a profiled run).');
   }
+}
+
+/** The workers rows: the `bench:gateway-workers` block. */
+async function workerRows(): Promise<void> {
+  const text = await gatewayWorkers(children, {
+    dir,
+    path: PATH,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    rounds: ROUNDS,
+    warmupSeconds: WARMUP,
+    tokens: TOKENS,
+    profileDir: PROFILE_DIR,
+    log,
+  });
+  console.log(`\n${text}`);
+  if (values.readme && !PROFILE_DIR) {
+    writeReadmeBlock('bench:gateway-workers', text);
+    console.log('\nWritten into docs/benchmarks.md (bench:gateway-workers block).');
+  }
+}
+
+try {
+  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+  if (!ONLY_WORKERS) await proxyRows();
+  if (values.workers) await workerRows();
 } catch (error) {
   console.error(error);
   exitCode = 1;
@@ -298,8 +325,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 if (PROFILE_DIR) {
-  for (const file of readdirSync(PROFILE_DIR).filter((f) => f.endsWith(`-${process.pid}.cpuprofile`))) {
-    console.log(`profile: ${join(PROFILE_DIR, file)}  (node scripts/bench/top-frames.ts ${join(PROFILE_DIR, file)} --skip-ms 2000)`);
-  }
+  for (const file of profilesWritten(PROFILE_DIR, process.pid, WORKERS_PROFILE_DIRS))
+    console.log(`profile: ${file}  (node scripts/bench/top-frames.ts ${file} --skip-ms 2000)`);
 }
 process.exitCode = exitCode;

@@ -1,4 +1,4 @@
-// Benchmark (not a test) of the mapping role alone (issue 22, item 4), each configuration in a process of its
+// Benchmark (not a test) of the mapping role alone, each configuration in a process of its
 // own and loaded in one run by autocannon in its own process (scripts/bench/load.ts): a raw node:http server
 // replaying the mapping role's own answers byte for byte (scripts/bench/baseline-replay.ts, the 1.00x), fastify 5
 // with the same routes and the spec's request schemas (scripts/bench/fastify-mapping.ts, POST into memory), and
@@ -8,25 +8,31 @@
 // committed row for Portolan), POST an invalid one (an unknown property: 400). Interleaved rounds, medians; CPU
 // per request of the process under test from /proc.
 //
-//   npm run bench:mapping [-- --duration 5 --connections 50 --rounds 3 --warmup 1
-//                            --scenarios get-list,get-one,post-valid,post-invalid --cpu-prof <dir> --no-readme]
+// Then the workers rows (scripts/bench/workers.ts): the same scenarios and load against `portolan start
+// --workers 1` and `--workers 2` with PORTOLAN_ROLES=mapping (log level silent, a fresh SQLite file each), and
+// the ratio workers 2 / workers 1.
 //
-// Writes its table into docs/benchmarks.md (`<!-- bench:mapping -->`) unless --no-readme, --cpu-prof or a subset of the
-// scenarios. --cpu-prof <dir> starts both Portolan processes with `node --cpu-prof --cpu-prof-dir=<dir>` (one
-// profile each, written when they stop); read one with `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
-import { spawnSync } from 'node:child_process';
-import { isDeepStrictEqual } from 'node:util';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//   npm run bench:mapping [-- --duration 5 --connections 50 --rounds 3 --warmup 1
+//                            --scenarios get-list,get-one,post-valid,post-invalid --no-workers --only workers
+//                            --cpu-prof <dir> --no-readme --help]
+//
+// Writes its tables into docs/benchmarks.md (`<!-- bench:mapping -->`, `<!-- bench:mapping-workers -->`) unless
+// --no-readme, --cpu-prof or a subset of the scenarios; --only workers runs (and writes) the workers rows alone.
+// --cpu-prof <dir> starts both Portolan processes with `node --cpu-prof --cpu-prof-dir=<dir>` (one profile
+// each, written when they stop; a --workers system: one per process under <dir>/workers-<N>); read one with
+// `node scripts/bench/top-frames.ts <file> --skip-ms 2000`.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
 import type { RecordedAnswer } from './baseline-replay.ts';
-import { measureLoad, type LoadResult } from './load.ts';
+import { type LoadResult, measureLoad } from './load.ts';
+import { chooseScenarios, loadSpec, SCENARIO_NAMES, type Scenario, send, unexpectedOf } from './mapping-scenarios.ts';
+import { mappingWorkers } from './mapping-workers.ts';
 import { childProcesses, type StartOptions } from './processes.ts';
 import { writeReadmeBlock } from './readme-block.ts';
-
-const SCENARIO_NAMES = ['get-list', 'get-one', 'post-valid', 'post-invalid'] as const;
+import { helpWhenAsked, median, profilesWritten, revision } from './run-facts.ts';
+import { onlyWorkers, WORKERS_OPTIONS, WORKERS_PROFILE_DIRS } from './workers.ts';
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -36,10 +42,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '1' },
     scenarios: { type: 'string', default: SCENARIO_NAMES.join(',') },
+    ...WORKERS_OPTIONS,
+    help: { type: 'boolean', short: 'h', default: false },
     'cpu-prof': { type: 'string' },
     readme: { type: 'boolean', default: true },
   },
 });
+helpWhenAsked(values.help, import.meta.url);
+const ONLY_WORKERS = onlyWorkers(values);
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
@@ -49,47 +59,8 @@ for (const [name, value] of Object.entries({ duration: DURATION, connections: CO
   if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
 if (!(WARMUP >= 0)) throw new Error('--warmup must be a number of seconds, 0 or more');
 
-/** The commit measured, and whether the working tree differs from it. */
-function revision(): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
-  const head = git('rev-parse', '--short', 'HEAD');
-  if (head.status !== 0) return 'commit unknown';
-  return `commit ${head.stdout.trim()}${git('status', '--porcelain', '--untracked-files=no').stdout.trim() ? ' with uncommitted changes' : ''}`;
-}
-
-type ScenarioName = (typeof SCENARIO_NAMES)[number];
-type Request = { method: string; path: string; headers?: Record<string, string>; body?: string };
-type Scenario = { name: ScenarioName; label: string; request: Request; status: number };
-
-/** The four scenarios; bodies come from the spec's examples, so they stay valid as it changes. */
-function scenarios(vesselId: string): Scenario[] {
-  const spec = parse(readFileSync(new URL('../../specs/mapping.yaml', import.meta.url), 'utf8'));
-  const chart = spec.paths['/api/charts'].post.requestBody.content['application/json'].examples.full.value as object;
-  const json = { 'content-type': 'application/json' };
-  return [
-    { name: 'get-list', label: 'GET list', request: { method: 'GET', path: '/api/vessels' }, status: 200 },
-    { name: 'get-one', label: 'GET one', request: { method: 'GET', path: `/api/vessels/${vesselId}` }, status: 200 },
-    {
-      name: 'post-valid',
-      label: 'POST valid (201)',
-      request: { method: 'POST', path: '/api/charts', headers: json, body: JSON.stringify(chart) },
-      status: 201,
-    },
-    {
-      name: 'post-invalid',
-      label: 'POST invalid (400)',
-      request: { method: 'POST', path: '/api/charts', headers: json, body: JSON.stringify({ ...chart, captain: 'James Cook' }) },
-      status: 400,
-    },
-  ];
-}
-
 /** Headers the baseline must not replay: they describe one connection or one moment. */
 const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
-
-async function send(base: string, { method, path, headers, body }: Request): Promise<Response> {
-  return fetch(new URL(path, base), { method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
-}
 
 /** Sends the scenario's request once to the mapping role and records its answer, so the baseline can send the same bytes. */
 async function record(base: string, scenario: Scenario): Promise<RecordedAnswer> {
@@ -133,17 +104,15 @@ type Target = { key: 'raw' | 'fastify' | 'silent' | 'info'; label: string; url: 
 type Cell = { results: LoadResult[]; unexpected: number };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const median = (xs: readonly number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const dir = mkdtempSync(join(tmpdir(), 'portolan-bench-mapping-'));
 const children = childProcesses();
 let exitCode = 0;
-try {
-  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+const wanted = values.scenarios.split(',').map((s) => s.trim());
+const full = wanted.length === SCENARIO_NAMES.length && SCENARIO_NAMES.every((name) => wanted.includes(name));
+
+/** The configurations' rows: the `bench:mapping` block. */
+async function configurationRows(): Promise<void> {
   const profiled = (name: string): StartOptions =>
     PROFILE_DIR
       ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=mapping-${name}-${process.pid}.cpuprofile`] }
@@ -165,10 +134,7 @@ try {
   const silent = await portolan('silent', {});
   const info = await portolan('info', { PORTOLAN_LOG_LEVEL: 'info' });
 
-  const vessels = (await (await fetch(new URL('/api/vessels', silent.url))).json()) as { data: { id: string }[] };
-  const wanted = values.scenarios.split(',').map((s) => s.trim());
-  const chosen = scenarios(vessels.data[0]!.id).filter((s) => wanted.includes(s.name));
-  if (chosen.length !== wanted.length) throw new Error(`--scenarios: choose from ${SCENARIO_NAMES.join(', ')} (got ${values.scenarios})`);
+  const chosen = await chooseScenarios(silent.url, wanted);
   const answers: RecordedAnswer[] = [];
   for (const scenario of chosen) answers.push(await record(silent.url, scenario));
   writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers));
@@ -188,21 +154,8 @@ try {
   ];
   await checkAnswers(targets, chosen);
 
-  const load = (target: Target, scenario: Scenario, durationSeconds: number) => {
-    const { method, path, headers, body } = scenario.request;
-    return measureLoad(
-      {
-        url: target.url,
-        path,
-        method,
-        connections: CONNECTIONS,
-        durationSeconds,
-        ...(headers ? { headers } : {}),
-        ...(body !== undefined ? { body } : {}),
-      },
-      [target.pid],
-    );
-  };
+  const load = (target: Target, scenario: Scenario, durationSeconds: number) =>
+    measureLoad(loadSpec(target.url, scenario, CONNECTIONS, durationSeconds), [target.pid]);
   // Warm-up: every process JIT-compiles each path (and the load generator its own) before a figure is kept.
   if (WARMUP > 0) for (const scenario of chosen) for (const target of targets) await load(target, scenario, WARMUP);
   const cells = new Map<string, Cell>();
@@ -217,8 +170,7 @@ try {
         const result = await load(target, scenario, DURATION);
         const cell = cellOf(target, scenario);
         cell.results.push(result);
-        // autocannon counts answers outside 2xx: every one for the 400 scenario, none for the others.
-        cell.unexpected += result.errors + (scenario.status < 300 ? result.non2xx : result.requests - result.non2xx);
+        cell.unexpected += unexpectedOf(result, scenario);
         log(
           `round ${round + 1}/${ROUNDS} ${scenario.name} ${target.key}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, ` +
             `${result.cpuUsPerRequest?.toFixed(0)} µs CPU/request, non-2xx ${result.non2xx}, errors ${result.errors}`,
@@ -274,13 +226,38 @@ try {
   goals.push(`- logging cost, Portolan info against silent (req/s lost): ${logging}`);
   const table = [...lines, '', 'Goals:', '', ...goals].join('\n');
   console.log(table);
-  const full = chosen.length === SCENARIO_NAMES.length;
+  writeBlock('bench:mapping', table);
+}
+
+function writeBlock(name: string, text: string): void {
   if (values.readme && full && !PROFILE_DIR) {
-    writeReadmeBlock('bench:mapping', table);
-    console.log('\nWritten into docs/benchmarks.md (bench:mapping block).');
+    writeReadmeBlock(name, text);
+    console.log(`\nWritten into docs/benchmarks.md (${name} block).`);
   } else if (values.readme) {
     console.log(`\ndocs/benchmarks.md left as it is (${PROFILE_DIR ? 'a profiled run' : 'not every scenario'}).`);
   }
+}
+
+/** The workers rows: the `bench:mapping-workers` block. */
+async function workerRows(): Promise<void> {
+  const text = await mappingWorkers(children, {
+    dir,
+    wanted,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    rounds: ROUNDS,
+    warmupSeconds: WARMUP,
+    profileDir: PROFILE_DIR,
+    log,
+  });
+  console.log(`\n${text}`);
+  writeBlock('bench:mapping-workers', text);
+}
+
+try {
+  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+  if (!ONLY_WORKERS) await configurationRows();
+  if (values.workers) await workerRows();
 } catch (error) {
   console.error(error);
   exitCode = 1;
@@ -289,8 +266,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 if (PROFILE_DIR) {
-  for (const file of readdirSync(PROFILE_DIR).filter((f) => f.endsWith(`-${process.pid}.cpuprofile`))) {
-    console.log(`profile: ${join(PROFILE_DIR, file)}  (node scripts/bench/top-frames.ts ${join(PROFILE_DIR, file)} --skip-ms 2000)`);
-  }
+  for (const file of profilesWritten(PROFILE_DIR, process.pid, WORKERS_PROFILE_DIRS))
+    console.log(`profile: ${file}  (node scripts/bench/top-frames.ts ${file} --skip-ms 2000)`);
 }
 process.exitCode = exitCode;

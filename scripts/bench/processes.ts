@@ -9,6 +9,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 export type StartOptions = {
   /** Node options before the script, e.g. `--cpu-prof`. */
   nodeArgs?: readonly string[];
+  /** `portolan` only: arguments after `start`, e.g. `--workers 2`. */
+  startArgs?: readonly string[];
 };
 
 export type Children = {
@@ -63,7 +65,7 @@ export function childProcesses(): Children {
     },
     portolan: (roles, env, role, options) =>
       start(
-        ['src/cli/main.ts', 'start'],
+        ['src/cli/main.ts', 'start', ...(options?.startArgs ?? [])],
         { PORTOLAN_ROLES: roles, PORTOLAN_ADMIN_PASSWORD: 'bench-admin', PORTOLAN_SHUTDOWN_DRAIN_MS: '0', ...env },
         new RegExp(`^${role}\\s+(http://\\S+)`),
         options,
