@@ -455,7 +455,8 @@ export const patchDeclaration = <ThrowOnError extends boolean = false>(options: 
  * (`AS3` wrapper or bare `ADC`; for a member, its class). Everything else real declarations
  * carry is accepted, kept as given, returned on GET and listed in the tenant's result as
  * `warnings`: `$schema`, `controls`, `label`/`remark` at any level (kept, not warned), other
- * `template` values, members of other classes (`Monitor`, `iRule`, `Service_HTTPS`, ...),
+ * `template` values, members of other classes (`Monitor`, `Service_HTTPS`, ...; an `iRule`
+ * a service names and a `Data_Group` are run, see Rules that run),
  * properties of services, pools and pool members the device does not apply (`profileHTTP`,
  * `persistenceMethods`, `shareNodes`, `ratio`, ...), monitors other than `http`.
  *
@@ -464,6 +465,8 @@ export const patchDeclaration = <ThrowOnError extends boolean = false>(options: 
  * `"<pointer>: <message>"` per problem (`/Sample_01/A1/service: should have required
  * property 'virtualAddresses'`), nothing changed; so is a `schemaVersion` outside
  * `schemaMinimum`..`schemaCurrent` of `/info`;
+ * - a rule the device cannot run, or an `iRules` reference to none, fails **that tenant**
+ * (see Rules that run);
  * - a reference that resolves to nothing fails **that tenant** (result `declaration failed`,
  * `response` naming the pointer): a service's `pool` that is not a `Pool` of the same
  * application (or of the path it gives), a monitor name outside the built-in set, a
@@ -485,6 +488,25 @@ export const patchDeclaration = <ThrowOnError extends boolean = false>(options: 
  * a tenant closes its listeners after their requests in flight; other tenants' listeners are
  * not touched. The device runs at most 256 listeners in all: a tenant that would need more
  * fails (`too many listeners on this device`).
+ *
+ * **Rules that run** (designed, after the real product). A service's `iRules` run on its
+ * traffic, in their order (and by `priority` within an event): `CLIENT_ACCEPTED` when a client
+ * connects, `HTTP_REQUEST` before the request goes to the pool, `HTTP_RESPONSE` when the
+ * member's head arrives, before it reaches the client. A rule may answer itself
+ * (`HTTP::respond`, `HTTP::redirect`: no member is asked), change the request or the answer's
+ * header fields, pick another `Pool` of the tenant (`pool web_pool` or `pool /T/A/web_pool`),
+ * match against the tenant's `Data_Group`s (`class match`; `keyDataType` `string`, `integer` or
+ * `ip`), reset the connection (`reject`) or close it without an answer (`drop`). An `iRule`
+ * member gives its text as a string or `{base64}` (`{url}` is not supported and fails the
+ * tenant). Rules are read and checked when the tenant is deployed: a name that resolves to no
+ * `iRule`, a `{bigip}` path with no script object stored on the device, or a command the
+ * device does not know fails **that tenant** (result `declaration failed`, `response` naming
+ * the rule, the line and the command; example `ruleRefused`), never ignored when traffic
+ * comes. A stored script object is read when the tenant is deployed; changing it later takes
+ * effect at the tenant's next deployment. Each run is bounded: past its step and time budget
+ * (`PORTOLAN_DEVICE_RULE_MAX_STEPS`, `PORTOLAN_DEVICE_RULE_MAX_MS`) or on a rule's error, the
+ * request is answered 500 `{"code":500,"message":...}` and the device logs the service, the
+ * rule and why (never the request's content); other clients are served meanwhile.
  *
  * **Size.** A deployment body may be up to 2 MiB (designed; about ten thousand applications): the
  * device validates and plans it in one go, in time linear in its size, and a body over 64 KiB

@@ -570,9 +570,11 @@ export type Application = {
 
 /**
  * A member of an application, told apart by its `class`: `Service_HTTP` and `Pool` are
- * modelled and validated strictly; a member of any other class (`Monitor`, `Service_HTTPS`,
- * `iRule`, `TLS_Server`, `Certificate`, ...) is accepted, kept as given, returned on GET and
- * reported as a warning (designed): the device does not apply it.
+ * modelled and validated strictly; `iRule` (`iRule`: its text or `{base64}`) and
+ * `Data_Group` (`keyDataType`, `records`) are read when a service names rules, and a
+ * problem in them fails the tenant; a member of any other class (`Monitor`,
+ * `Service_HTTPS`, `TLS_Server`, `Certificate`, ...) is accepted, kept as given, returned on
+ * GET and reported as a warning (designed): the device does not apply it.
  *
  */
 export type ApplicationMember = Service | Pool | UnmodelledMember;
@@ -590,8 +592,8 @@ export type UnmodelledMember = {
  * address may carry a route domain (`10.0.0.1%2`); a pool may be named (`web_pool`, a member of
  * the same application), given by path (`/Tenant/App/pool`) or as `{use: ...}`; an address may
  * also be `{use: ...}`, `{bigip: ...}` or a `[destination, source]` pair (kept, shown as not
- * bound). Every other property (`profileHTTP`, `iRules`, `persistenceMethods`, `snat`, ...) is
- * accepted, kept and reported as a warning.
+ * bound); `iRules` lists the rules it runs. Every other property (`profileHTTP`,
+ * `persistenceMethods`, `snat`, ...) is accepted, kept and reported as a warning.
  *
  */
 export type Service = {
@@ -601,6 +603,14 @@ export type Service = {
     virtualAddresses: Array<VirtualAddress>;
     pool?: PoolReference;
     virtualPort?: number;
+    /**
+     * The rules the service runs on its traffic, in this order: the name of an `iRule` member
+     * of the same application, its path `/Tenant/App/rule`, `{use: ...}`, or `{bigip:
+     * "/Common/rule"}` naming a script object stored on the device (`/mgmt/tm/traffic/rule`).
+     * A reference that names no rule, or a rule the device cannot run, fails the tenant.
+     *
+     */
+    iRules?: Array<string | ObjectReference>;
 };
 
 /**

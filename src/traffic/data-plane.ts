@@ -7,7 +7,9 @@ import type { Timers } from '../lib/timers.ts';
 import { createPool, type MonitorSettings, type Pool, type PoolOptions } from './pool.ts';
 import { createHopMarker } from './hop-marker.ts';
 import { createQlogTrace, type QlogTrace } from './qlog.ts';
+import type { RuleBudget } from './irules/types.ts';
 import type { DataPlaneLevel } from './service-events.ts';
+import { DEFAULT_RULE_BUDGET, type ListenerRules, type RulePoolSpec, type ServiceRules } from './service-rules.ts';
 import { bindFailureReason, listenPlan } from './virtual-address.ts';
 import { createVirtualServer, type VirtualServer } from './virtual-server.ts';
 
@@ -18,7 +20,9 @@ export type VirtualServiceSpec = {
   /** As declared, route domain included (`127.0.0.1%2`). */
   addresses: string[];
   port: number;
-  pool: { key: string; members: { host: string; port: number }[]; monitor: 'http' | null };
+  pool: RulePoolSpec;
+  /** The service's rules, compiled (service-rules.ts); none: every request goes to the pool. */
+  rules?: ServiceRules;
 };
 
 export type ApplyFailure = { key: string; address: string; port: number; reason: string };
@@ -44,6 +48,8 @@ export type DataPlaneOptions = {
   closeGraceMs?: number;
   /** Most listeners at once, all services together (default 256); past it a service fails to apply. */
   maxListeners?: number;
+  /** Each rule run at most (default 10 000 steps, 50 ms); past it the request is answered 500. */
+  ruleBudget?: RuleBudget;
 };
 
 export type DataPlane = {
@@ -58,12 +64,15 @@ export type DataPlane = {
   close(): Promise<void>;
 };
 
-type Running = { fingerprint: string; pool: Pool; addresses: AddressStatus[] };
+/** `rulePools`: the other pools its rules may pick, by key. */
+type Running = { fingerprint: string; pool: Pool; rulePools: Pool[]; addresses: AddressStatus[] };
 
 /** A changed or new service, ready to switch to: its pool, the listeners it takes over and the ones bound for it. */
 type Staged = {
   spec: VirtualServiceSpec;
   pool: Pool;
+  rules: ListenerRules | undefined;
+  rulePools: Pool[];
   addresses: AddressStatus[];
   takenOver: string[];
   fresh: { address: string; url: string; server: VirtualServer }[];
@@ -72,7 +81,8 @@ type Staged = {
 /** This process runs one data-plane worker; its trace is trace0.qlog. */
 const WORKER = 0;
 
-const fingerprintOf = (spec: VirtualServiceSpec) => JSON.stringify([spec.addresses, spec.port, spec.pool]);
+const fingerprintOf = (spec: VirtualServiceSpec) =>
+  JSON.stringify(spec.rules ? [spec.addresses, spec.port, spec.pool, spec.rules.fingerprint] : [spec.addresses, spec.port, spec.pool]);
 
 /**
  * The device's data plane: the deployed services' listeners, each balancing round robin over its
@@ -112,17 +122,39 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     draining.add(closing);
   };
 
-  function stage(spec: VirtualServiceSpec, claimed: Map<string, string>, failures: ApplyFailure[]): Staged {
-    const pool = createPool({
-      name: spec.pool.key || spec.key,
-      members: spec.pool.members,
+  const poolOf = (name: string, members: RulePoolSpec['members']) =>
+    createPool({
+      name,
+      members,
       ...(options.monitor ? { monitor: options.monitor } : {}),
       ...(options.probe ? { probe: options.probe } : {}),
       clock,
       timers,
       logger,
     });
-    const staged: Staged = { spec, pool, addresses: [], takenOver: [], fresh: [] };
+
+  /** The pools the service's rules may pick, by name, made once per pool (its own pool is the one it has). */
+  function rulesOf(spec: VirtualServiceSpec, pool: Pool): { rules: ListenerRules | undefined; rulePools: Pool[] } {
+    if (!spec.rules) return { rules: undefined, rulePools: [] };
+    const byKey = new Map<string, Pool>();
+    const pools = new Map<string, Pool>();
+    for (const [name, plan] of Object.entries(spec.rules.pools)) {
+      let picked = plan.key === spec.pool.key ? pool : byKey.get(plan.key);
+      if (!picked) byKey.set(plan.key, (picked = poolOf(plan.key, plan.members)));
+      pools.set(name, picked);
+    }
+    const rules: ListenerRules = {
+      compiled: spec.rules.compiled,
+      pools,
+      dataGroups: new Map(Object.entries(spec.rules.dataGroups)),
+      budget: options.ruleBudget ?? DEFAULT_RULE_BUDGET,
+    };
+    return { rules, rulePools: [...byKey.values()] };
+  }
+
+  function stage(spec: VirtualServiceSpec, claimed: Map<string, string>, failures: ApplyFailure[]): Staged {
+    const pool = poolOf(spec.pool.key || spec.key, spec.pool.members);
+    const staged: Staged = { spec, pool, ...rulesOf(spec, pool), addresses: [], takenOver: [], fresh: [] };
     for (const address of spec.addresses) {
       const plan = listenPlan(address, spec.port, options.portOffset);
       if (!plan.bindable) {
@@ -149,6 +181,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           address: plan.host,
           port: plan.port,
           pool,
+          ...(staged.rules ? { rules: staged.rules } : {}),
           clock,
           timers,
           logger,
@@ -197,13 +230,16 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       return { ok: false, failures };
     }
 
-    for (const { spec, pool, addresses, takenOver, fresh: bound } of staged) {
-      for (const url of takenOver) listeners.get(url)!.serve({ name: spec.key, pool });
+    for (const { spec, pool, rules, rulePools, addresses, takenOver, fresh: bound } of staged) {
+      for (const url of takenOver) listeners.get(url)!.serve({ name: spec.key, pool, ...(rules ? { rules } : {}) });
       for (const { url, server } of bound) listeners.set(url, server);
       // A pool is monitored only where it serves: a service with no bound address (not loopback) sends
       // no probes to its members, so a declaration naming real hosts costs them nothing here.
-      if (spec.pool.monitor === 'http' && addresses.some((a) => a.bound)) pool.start();
-      services.set(spec.key, { fingerprint: fingerprintOf(spec), pool, addresses });
+      const serving = addresses.some((a) => a.bound);
+      if (spec.pool.monitor === 'http' && serving) pool.start();
+      const monitored = new Set(Object.values(spec.rules?.pools ?? {}).flatMap((p) => (p.monitor === 'http' ? [p.key] : [])));
+      for (const other of rulePools) if (serving && monitored.has(other.name)) other.start();
+      services.set(spec.key, { fingerprint: fingerprintOf(spec), pool, rulePools, addresses });
     }
     for (const [key] of retired) if (!next.has(key)) services.delete(key);
     for (const [url, server] of listeners) {
@@ -212,7 +248,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       // Stops accepting at once; its requests in flight finish in the background (close() waits for them).
       drain(server);
     }
-    await Promise.all(retired.map(([, running]) => running.pool.stop()));
+    await Promise.all(retired.flatMap(([, running]) => [running.pool, ...running.rulePools].map((pool) => pool.stop())));
     return { ok: true };
   }
 
@@ -249,7 +285,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
         closed = true;
         for (const server of listeners.values()) drain(server);
         listeners.clear();
-        await Promise.all([...services.values()].map((running) => running.pool.stop()));
+        await Promise.all([...services.values()].flatMap((running) => [running.pool, ...running.rulePools].map((pool) => pool.stop())));
         services.clear();
         await Promise.all(draining);
         await trace?.close();

@@ -33,7 +33,15 @@ export type RequestFailure =
   | 'loop_detected'
   | 'client_closed'
   | 'answer_cut'
-  | 'bad_target';
+  | 'bad_target'
+  /** A rule of the service failed (a Tcl error, past its budget): answered 500. */
+  | 'rule_error'
+  /** A rule reset the client connection (`reject`) or closed it without an answer (`drop`). */
+  | 'rule_reject'
+  | 'rule_drop';
+
+/** A rule's run that failed: the connection's ends, the event and rule, the interpreter's message (never the request's content). */
+export type RuleFailure = { connection: ConnectionEnds; event: string; rule: string; message: string };
 
 /** One request as it ended: what the records may say of it (the path without its query string). */
 export type RequestRecord = {
@@ -71,6 +79,13 @@ export function createServiceEvents(service: string, logger: Logger, hooks: Serv
     connectionClosed(connection: ConnectionEnds) {
       hooks.trace?.()?.event('transport:connection_closed', { ...qlogConnection(connection), service });
       if (isRecordedAt(level(), 'Notice')) logger.info({ service, ...connection }, 'connection closed');
+    },
+    /** Always logged, whatever the level: the administrator's rule failed on live traffic. */
+    ruleFailed(failure: RuleFailure) {
+      const { connection, event, rule, message } = failure;
+      const client = `${connection.clientAddress}:${connection.clientPort}`;
+      hooks.trace?.()?.event('http:rule_failed', { ...qlogConnection(connection), service, event, rule });
+      logger.error({ service, client, event, rule, reason: message }, 'rule failed');
     },
     requestEnded(request: RequestRecord) {
       const { connection, method, path, status, member, failure, bytesIn, bytesOut, ms } = request;

@@ -3,10 +3,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { systemTimers, type Timers } from '../lib/timers.ts';
-import { isWritable, writeAnswer, type WireAnswer } from '../lib/answer-writer.ts';
+import { isWritable, writeAnswer } from '../lib/answer-writer.ts';
 import { createHopMarker, type HopMarker } from './hop-marker.ts';
+import type { RuleSession } from './irules/types.ts';
 import type { Pool } from './pool.ts';
-import { createProxy, type ReverseProxy, type ProxyAnswer } from './proxy.ts';
+import { createProxy, type ProxyAnswer, type ReverseProxy } from './proxy.ts';
+import { type Ending, type Forward, jsonError, requestStep, responseStep } from './rule-steps.ts';
+import { type ListenerRules, type RouteRules, clipped, cutConnection, routeRules, ruleConnection } from './service-rules.ts';
 import {
   createServiceEvents,
   type ConnectionEnds,
@@ -34,6 +37,8 @@ export type VirtualServerOptions = {
   hooks?: ServiceEventHooks;
   /** This traffic manager's `Via` marker (the data plane's, shared by its listeners; default: one of its own). */
   hop?: HopMarker;
+  /** The service's rules (service-rules.ts), run on its connections, requests and answers; none: traffic goes straight to the pool. */
+  rules?: ListenerRules;
 };
 
 export type VirtualServer = {
@@ -42,22 +47,21 @@ export type VirtualServer = {
   /** Binds address:port; rejects with the bind error (EADDRINUSE...) leaving nothing open. */
   listen(): Promise<AddressInfo>;
   /** Sends the next requests to another pool under another name; requests in flight finish where they are. */
-  serve(next: { name: string; pool: Pool }): void;
+  serve(next: { name: string; pool: Pool; rules?: ListenerRules }): void;
   /** Stops accepting, lets requests in flight finish (cut after the grace), closes idle connections. */
   close(): Promise<void>;
 };
 
 /** Where requests go now: the service's name (logs, traces), the proxy over its pool, what it records. */
-type Route = { name: string; proxy: ReverseProxy; events: ServiceEvents };
+type Route = { name: string; proxy: ReverseProxy; events: ServiceEvents; rules?: RouteRules };
 
 /**
  * A client connection's ends (kept: a closed socket forgets them) and its bytes already told in an
  * earlier request's record, so that each request counts its own.
  */
-type ConnectionRecord = { ends: ConnectionEnds; read: number; written: number };
+type ConnectionRecord = { ends: ConnectionEnds; read: number; written: number; rules?: { route: Route; session: RuleSession } };
 
 const NO_MEMBER = 'No pool member is available.';
-
 /**
  * One listener of a deployed service: every request goes to the next member of the pool in rotation,
  * through the same proxy as the gateway's (keep-alive to members, bodies streamed both ways,
@@ -75,19 +79,22 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
   const hooks = options.hooks ?? {};
   const linger = { timers, lingerMs: options.lingerMs ?? 5000 };
   const hop = options.hop ?? createHopMarker();
-  const routeTo = (name: string, pool: Pool): Route => ({
-    name,
-    proxy: createProxy({
+  const proxyOf = (pool: Pool) =>
+    createProxy({
       pool,
       upstreamTimeoutMs: options.upstreamTimeoutMs ?? 30_000,
       connectionsPerMember: options.connectionsPerMember ?? 64,
       logger,
       timers,
       hop,
-    }),
-    events: createServiceEvents(name, logger, hooks),
-  });
-  let route = routeTo(options.name, options.pool);
+    });
+  const routeTo = (name: string, pool: Pool, rules?: ListenerRules): Route => {
+    const proxy = proxyOf(pool);
+    const events = createServiceEvents(name, logger, hooks);
+    if (!rules) return { name, proxy, events };
+    return { name, proxy, events, rules: routeRules(name, rules, { clock, logger, ownPool: pool, ownProxy: proxy, proxyOf }) };
+  };
+  let route = routeTo(options.name, options.pool, options.rules);
   // Proxies of earlier routes, closing once their requests are done.
   const retiring = new Set<Promise<void>>();
   const connections = new WeakMap<Socket, ConnectionRecord>();
@@ -102,10 +109,25 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
   server.on('connection', (socket: Socket) => {
     const ends = endsOf(socket);
     const events = route.events;
-    connections.set(socket, { ends, read: 0, written: 0 });
+    const record: ConnectionRecord = { ends, read: 0, written: 0 };
+    connections.set(socket, record);
     events.connectionStarted(ends);
     socket.once('close', () => events.connectionClosed(ends));
+    if (!route.rules?.compiled.handles('CLIENT_ACCEPTED')) return;
+    const outcome = sessionOf(record, route).run('CLIENT_ACCEPTED', { connection: ruleConnection(socket) }, route.rules.budget);
+    if (outcome.kind === 'reject' || outcome.kind === 'drop') cutConnection(socket, outcome.kind);
+    else if (outcome.kind === 'error') {
+      // No request to answer yet: the connection is reset, as the real device does on a rule's error.
+      route.events.ruleFailed({ connection: ends, event: 'CLIENT_ACCEPTED', rule: outcome.rule, message: clipped(outcome.message) });
+      cutConnection(socket, 'reject');
+    }
   });
+
+  /** The connection's rule session on `current`'s rules (a new one once the service's rules changed). */
+  function sessionOf(record: ConnectionRecord, current: Route): RuleSession {
+    if (record.rules?.route !== current) record.rules = { route: current, session: current.rules!.session() };
+    return record.rules.session;
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const started = clock.nowMs();
@@ -118,25 +140,48 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
       // Closing: the connection this answer kept open is idle now, and is closed with the others.
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
+    const connection = connections.get(req.socket) ?? { ends: endsOf(req.socket), read: 0, written: 0 };
 
-    const answer: ProxyAnswer | undefined =
+    let ending: Ending | undefined =
       target === undefined
-        ? undefined
-        : await current.proxy.exchange({
-            method: req.method ?? 'GET',
-            url: target,
-            rawHeaders: req.rawHeaders,
-            ...(req.socket.remoteAddress ? { clientAddress: req.socket.remoteAddress } : {}),
-            body: hasBody(req) ? req : null,
-            signal: gone.signal,
-          });
+        ? { status: 400, failure: 'bad_target', answer: jsonError(400, 'The request target must be a path or an absolute URL.') }
+        : undefined;
+    let forward: Forward = { method: req.method ?? 'GET', url: target ?? '/', rawHeaders: req.rawHeaders, proxy: current.proxy };
+    // A service without rules skips every step below but the exchange (CompiledRules.handles: only events some rule handles run).
+    const rules = current.rules;
+    const report = (event: string, rule: string, message: string) =>
+      current.events.ruleFailed({ connection: connection.ends, event, rule, message });
+    if (!ending && rules?.compiled.handles('HTTP_REQUEST')) {
+      const step = requestStep(rules, sessionOf(connection, current), req, forward, report);
+      if ('ending' in step) ending = step.ending;
+      else forward = step.forward;
+    }
+
+    const answer: ProxyAnswer | undefined = ending
+      ? undefined
+      : await forward.proxy.exchange({
+          method: forward.method,
+          url: forward.url,
+          rawHeaders: forward.rawHeaders,
+          ...(req.socket.remoteAddress ? { clientAddress: req.socket.remoteAddress } : {}),
+          body: hasBody(req) ? req : null,
+          signal: gone.signal,
+        });
+    if (answer?.kind === 'answer' && isWritable(answer.headers) && rules?.compiled.handles('HTTP_RESPONSE'))
+      ending = responseStep(rules, sessionOf(connection, current), req, answer, report);
     // While closing, each answer ends its connection: a keep-alive client moves on to the new listener.
     if (closing) res.shouldKeepAlive = false;
     let status: number;
     let failure: RequestFailure | undefined;
-    if (answer === undefined) {
-      [status, failure] = [400, 'bad_target'];
-      await writeAnswer(req, res, jsonError(status, 'The request target must be a path or an absolute URL.'), linger);
+    if (ending) {
+      [status, failure] = [ending.status, ending.failure];
+      if ('cut' in ending) cutConnection(req.socket, ending.cut);
+      else {
+        const outcome = await writeAnswer(req, res, ending.answer, linger);
+        if (outcome !== 'whole' && !failure) failure = outcome === 'client' ? 'client_closed' : 'answer_cut';
+      }
+    } else if (answer === undefined) {
+      throw new Error('no answer and no ending');
     } else if (answer.kind === 'answer' && isWritable(answer.headers)) {
       status = answer.status;
       // The member's status line and fields unchanged (its reason phrase too, even an empty one), body streamed.
@@ -150,7 +195,6 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
       await writeAnswer(req, res, jsonError(status, message), linger);
     }
 
-    const connection = connections.get(req.socket) ?? { ends: endsOf(req.socket), read: 0, written: 0 };
     const [bytesIn, bytesOut] = [req.socket.bytesRead - connection.read, req.socket.bytesWritten - connection.written];
     [connection.read, connection.written] = [req.socket.bytesRead, req.socket.bytesWritten];
     const path = (target ?? req.url ?? '').split('?')[0]!;
@@ -159,7 +203,7 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
       method: req.method ?? '',
       path,
       status,
-      member: answer?.member,
+      member: ending?.member ?? answer?.member,
       failure,
       bytesIn,
       bytesOut,
@@ -183,8 +227,10 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
     },
     serve(next) {
       const previous = route;
-      route = routeTo(next.name, next.pool);
-      const closed = previous.proxy.close().finally(() => retiring.delete(closed));
+      route = routeTo(next.name, next.pool, next.rules);
+      const closed: Promise<void> = Promise.all([previous.proxy.close(), previous.rules?.close()])
+        .then(() => undefined)
+        .finally(() => retiring.delete(closed));
       retiring.add(closed);
     },
     close() {
@@ -196,17 +242,11 @@ export function createVirtualServer(options: VirtualServerOptions): VirtualServe
         });
         server.closeIdleConnections();
       }).then(async () => {
-        await Promise.all([route.proxy.close(), ...retiring]);
+        await Promise.all([route.proxy.close(), route.rules?.close(), ...retiring]);
       });
       return closing;
     },
   };
-}
-
-/** The data plane's own answer (no member, or none answered): `{"code":status,"message":...}` as JSON. */
-function jsonError(status: number, message: string): WireAnswer {
-  const payload = JSON.stringify({ code: status, message });
-  return { status, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }, body: payload };
 }
 
 /** What the client is answered when no member gave an answer that can be passed on. */

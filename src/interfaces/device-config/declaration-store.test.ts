@@ -100,3 +100,33 @@ t.test('task records: newest first, kept to a number', async (t) => {
   t.same(parsedTask((await store.getTask('task-4'))!).record, { id: 'task-4' }, 'the record as it was written');
   t.equal(await store.getTask('task-0'), undefined, 'older ones are forgotten');
 });
+
+t.test('task records: a queued task keeps its record however many synchronous operations finish after it', async (t) => {
+  const db = await openDatabase('sqlite::memory:', { migrations: [...JOB_MIGRATIONS, ...DEVICE_CONFIG_MIGRATIONS] });
+  t.teardown(() => db.close());
+  const store = createSqlDeclarationStore(db);
+  const put = (id: string, order: number, state: 'in progress' | 'done') =>
+    store.putTask({ id, order, state, request: '{}', record: JSON.stringify({ id }) });
+  await put('queued-0', 0, 'in progress');
+  await put('queued-1', 1, 'in progress');
+  t.ok(await store.finishTask('queued-0', JSON.stringify({ id: 'queued-0', done: true })));
+  for (let i = 2; i < 7; i++) await put(`sync-${i}`, i, 'done');
+  await store.pruneTasks(3);
+  t.same(
+    (await store.listTasks(10)).map((task) => task.id),
+    ['sync-6', 'sync-5', 'sync-4', 'queued-1', 'queued-0'],
+    'the newest 3 synchronous records, the finished queued one, and the one still queued',
+  );
+  t.same(parsedTask((await store.getTask('queued-0'))!).record, { id: 'queued-0', done: true }, 'its outcome stays readable');
+
+  for (let i = 7; i < 10; i++) {
+    await put(`queued-${i}`, i, 'in progress');
+    await store.finishTask(`queued-${i}`, JSON.stringify({ id: `queued-${i}` }));
+  }
+  await store.pruneTasks(3);
+  t.same(
+    (await store.listTasks(10)).map((task) => task.id),
+    ['queued-9', 'queued-8', 'queued-7', 'sync-6', 'sync-5', 'sync-4', 'queued-1'],
+    'queued records are kept to the number among themselves (queued-1 still waits)',
+  );
+});

@@ -30,6 +30,7 @@ export interface DeclarationStore {
   save(header: string, changes: readonly TenantChange[], full: string, atMs: number, historyId: string): Promise<void>;
   /** The text of the full declaration saved `age` deployments ago (0: the latest). */
   history(age: number): Promise<string | undefined>;
+  /** A task first written `in progress` is a queued one (`?async=true`); one first written `done` ran synchronously. */
   putTask(task: StoredTask): Promise<void>;
   /**
    * Records a queued task's outcome, only while it is `in progress` (and, fenced, while this process is the
@@ -41,7 +42,12 @@ export interface DeclarationStore {
   getTask(id: string): Promise<StoredTask | undefined>;
   /** Newest first. */
   listTasks(limit: number): Promise<StoredTask[]>;
-  /** Keeps the newest `keep` finished task records (queued ones are kept whatever their number). */
+  /**
+   * Keeps the newest `keep` finished records of queued tasks and, apart, the newest `keep` of the others (so
+   * the newest `keep` of all are always kept); tasks not finished are kept whatever their number. A queued
+   * task's record is its client's only way to its outcome: synchronous operations (answered with theirs
+   * already, say a management system's deployments) never push it out.
+   */
   pruneTasks(keep: number): Promise<void>;
 }
 
@@ -111,9 +117,9 @@ export function createSqlDeclarationStore(db: Database, options: { fence?: (tx: 
     },
     async putTask(task) {
       await db.execute(
-        `INSERT INTO device_deploy_tasks (id, created_order, state, request, record) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO device_deploy_tasks (id, created_order, state, request, record, queued) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record`,
-        [task.id, task.order, task.state, task.request, task.record],
+        [task.id, task.order, task.state, task.request, task.record, task.state === 'in progress' ? 1 : 0],
       );
     },
     async finishTask(id, record) {
@@ -143,10 +149,10 @@ export function createSqlDeclarationStore(db: Database, options: { fence?: (tx: 
       ).map(toTask);
     },
     async pruneTasks(keep) {
-      // Only finished records go: a queued task is never forgotten while it waits.
-      await db.execute(
-        `DELETE FROM device_deploy_tasks WHERE state = 'done' AND id NOT IN (SELECT id FROM device_deploy_tasks WHERE state = 'done' ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(keep)})`,
-      );
+      // Only finished records go: a queued task is never forgotten while it waits. Each kind keeps its newest.
+      const newest = (queued: 0 | 1) =>
+        `SELECT id FROM device_deploy_tasks WHERE state = 'done' AND queued = ${queued} ORDER BY created_order DESC, id DESC LIMIT ${Math.trunc(keep)}`;
+      await db.execute(`DELETE FROM device_deploy_tasks WHERE state = 'done' AND id NOT IN (${newest(0)}) AND id NOT IN (${newest(1)})`);
     },
   };
 }

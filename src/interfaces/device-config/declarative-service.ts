@@ -27,6 +27,7 @@ import { type StandbyError, standbyRefusal } from './standby-refusal.ts';
 import { storedDeclarationText } from './stored-declaration.ts';
 import { createOperationRunner, type OperationTask, refusalOf } from './declarative-operations.ts';
 import { createTenantDeployer, type DataPlanePort } from './tenant-deployer.ts';
+import type { RuleSupport } from './declaration/deploy-rules.ts';
 
 export type { DeployOutcome } from './appsvcs-outcome.ts';
 export type { DataPlanePort } from './tenant-deployer.ts';
@@ -39,6 +40,8 @@ export type DeclarativeServiceOptions = {
   /** The store's database: queued tasks go on its job queue (deploy-tasks.ts). */
   db: Database;
   dataPlane: DataPlanePort;
+  /** The device's stored script objects and the rule interpreter, for the rules deployed services run. */
+  rules?: RuleSupport;
   /** Whether this process is the active one of its pair (device-pair.ts), and where the active one is. */
   pair: { isActive(): boolean; activeUrl(): string | undefined };
   /** This process's identity as a runner of queued tasks (unique per process start). */
@@ -59,7 +62,10 @@ export type DeclarativeServiceOptions = {
   newTaskId: () => string;
 };
 
-/** Task records kept (the real extension keeps a bounded history too). */
+/**
+ * Task records kept: the last 100 of queued deployments and, apart, the last 100 of the others (the real
+ * extension keeps a bounded history too); the task list shows the last 100 of all.
+ */
 const KEEP_TASKS = 100;
 /** Asynchronous deployments waiting at most; past it a new one is refused busy like a synchronous one. */
 const MAX_QUEUED = 100;
@@ -100,6 +106,7 @@ export function createDeclarativeService(options: DeclarativeServiceOptions) {
     hostname,
     schemaCurrent: options.info.schemaCurrent,
     prepare: (text) => checker.prepare(text),
+    ...(options.rules ? { rules: options.rules } : {}),
   });
   const lock = createOperationLock();
   /** Queued requests this process checked already, by task id (run without a second check if it runs them). */

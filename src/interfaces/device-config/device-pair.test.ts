@@ -254,6 +254,60 @@ function runPairSuite(t: TapTest, url: (t: TapTest) => Promise<string | undefine
     },
   );
 
+  t.test(
+    'asynchronous deployments queued on both processes while the active one dies: every acknowledged one ends, and its record outlives the next 100 synchronous operations',
+    async (t) => {
+      const where = await url(t);
+      if (!where) return;
+      const clock = createFakeClock();
+      const a = await startProcess(t, where, clock, 'a');
+      const b = await startProcess(t, where, clock, 'b');
+      const ids: string[] = [];
+      const queue = async (on: typeof a, tenant: string, address: string) => {
+        const queued = await on.device.service.deploy(bytes(declaration(tenant, address)), { async: true });
+        if (!queued.ok || queued.value.kind !== 'accepted') throw new Error(`not queued: ${JSON.stringify(queued)}`);
+        ids.push(queued.value.task.id);
+      };
+      const hold = a.data.holdNext();
+      await queue(a, 'T1', '10.0.0.1');
+      await hold.started; // the active one is binding T1
+      await queue(b, 'T2', '10.0.0.2'); // through the standby
+      await queue(a, 'T3', '10.0.0.3'); // through the active one, waiting behind T1
+      a.kill();
+
+      await stepUntil(clock, () => b.device.pair.isActive(), 12, 'the standby takes the lease');
+      await stepUntil(
+        clock,
+        async () => (await Promise.all(ids.map((id) => taskState(b.db, id)))).every((task) => task?.state === 'done'),
+        40,
+        'every queued task ends',
+      );
+      // Another client's synchronous operations (a management system deploying its topologies): each leaves a
+      // record too, answered with its result already; they do not push out a record a client polls for.
+      const refused: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const removed = await b.device.service.remove(['Elsewhere']);
+        if (!removed.ok) refused.push(removed.error.code);
+      }
+      t.same(refused, [], '100 synchronous operations ran');
+      const answers = await Promise.all(ids.map((id) => b.device.service.getTask(id)));
+      t.same(
+        answers.flatMap((answer, i) => (answer.ok ? [] : [`${ids[i]}: ${answer.error.message}`])),
+        [],
+        'every acknowledged task id is readable',
+      );
+      for (const [i, answer] of answers.entries()) {
+        if (!answer.ok) continue;
+        t.match(
+          JSON.parse(answer.value),
+          { id: ids[i], results: [{ code: 200, tenant: `T${i + 1}` }] },
+          `task ${i + 1} ended with its result`,
+        );
+      }
+      t.equal(JSON.parse(await b.device.service.listTasks()).items.length, 100, 'the task list still shows the last 100');
+    },
+  );
+
   t.test('an active one that finds its lease taken stops its data plane at once and refuses deployments', async (t) => {
     const where = await url(t);
     if (!where) return;

@@ -1,6 +1,9 @@
 import type { Migration } from '../../stores/database.ts';
 
 /**
+ * Version 311: whether a deployment task was queued (`?async=true`): the records of queued tasks are kept
+ * apart from the others (declaration-store.ts pruneTasks). Tasks in progress are queued ones.
+ *
  * Version 302: the active lease of a device pair (device-lease.ts): one row, nobody holding it.
  *
  * Version 301: the configuration REST's script objects, the system database variables (only the
@@ -103,6 +106,12 @@ CREATE INDEX device_deploy_tasks_order ON device_deploy_tasks (created_order);`,
   name TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );`,
+  },
+  {
+    version: 311,
+    name: 'queued deployment task records kept apart',
+    up: `ALTER TABLE device_deploy_tasks ADD COLUMN queued INTEGER NOT NULL DEFAULT 0;
+UPDATE device_deploy_tasks SET queued = 1 WHERE state = 'in progress';`,
   },
   {
     version: 302,

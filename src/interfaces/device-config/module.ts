@@ -9,6 +9,7 @@ import type { OperationHandlers } from '../../server/handler-types.ts';
 import { defineModule, type ModuleContext } from '../../server/interface-module.ts';
 import { basicScheme, headerTokenScheme } from '../../server/security.ts';
 import { createDataPlane } from '../../traffic/data-plane.ts';
+import { compileRules } from '../../traffic/irules/index.ts';
 import { createAppsvcsExtraHandlers } from './appsvcs-extra-handlers.ts';
 import { createAppsvcsHandlers } from './appsvcs-handlers.ts';
 import { createPerAppOperations } from './appsvcs-per-app.ts';
@@ -102,6 +103,7 @@ export const deviceConfigModule = defineModule({
       timers: context.timers,
       logger: logger.child({ role: 'device', component: 'data-plane' }),
       dataDir: config.deviceDataDir,
+      ruleBudget: { maxSteps: config.deviceRuleMaxSteps, maxMs: config.deviceRuleMaxMs },
     });
     let appliedDbValues = '';
     const applyDbValues = async (values: DbValues) => {
@@ -144,6 +146,14 @@ export const deviceConfigModule = defineModule({
         ),
       onRenewed: applySavedDbValues,
       dataPlane,
+      // A service's `{bigip: "/Common/name"}` rule is the script object stored at /mgmt/tm/traffic/rule.
+      rules: {
+        stored: async (path) => {
+          const [, partition = '', ...name] = path.split('/');
+          return (await configStore.getRule(partition, name.join('/')))?.apiAnonymous;
+        },
+        compile: compileRules,
+      },
       clock,
       logger: logger.child({ role: 'device', component: 'appsvcs' }),
       hostname,

@@ -46,6 +46,21 @@ export const DEVICE_SETTINGS = [
     description:
       "Device pair (F): the management URL the other device process reaches this one on (writes passed on to the active one); empty: this process's own device listener.",
   },
+  {
+    key: 'deviceRuleMaxSteps',
+    env: 'PORTOLAN_DEVICE_RULE_MAX_STEPS',
+    schema: { type: 'integer', minimum: 100, maximum: 10_000_000 },
+    default: 10_000,
+    description:
+      "Deployed services' rules (F): the most interpreter steps one run may take; past it the request is answered 500 and logged.",
+  },
+  {
+    key: 'deviceRuleMaxMs',
+    env: 'PORTOLAN_DEVICE_RULE_MAX_MS',
+    schema: { type: 'integer', minimum: 1, maximum: 10_000 },
+    default: 50,
+    description: "Deployed services' rules (F): the longest one run may take (ms); past it the request is answered 500 and logged.",
+  },
 ] as const satisfies readonly Setting[];
 
 export type DeviceConfig = SettingsValues<typeof DEVICE_SETTINGS>;

@@ -3,20 +3,23 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type Applied, RESULT_CODE, type TenantResult } from './appsvcs-outcome.ts';
 import { findAddressConflicts } from './declaration/conflicts.ts';
+import { attachRules, type DeployedService, type RuleSupport } from './declaration/deploy-rules.ts';
 import { objectText } from './declaration/json-text.ts';
-import type { ServicePlan } from './declaration/plan.ts';
 import type { PlanSummary, PreparedDeclaration, PreparedTenant } from './declaration/prepared.ts';
 import type { DeclarationStore, TenantChange } from './declaration-store.ts';
 
 /** The data plane the deployed services run on (src/traffic/data-plane.ts). */
 export type DataPlanePort = {
   apply(
-    services: readonly ServicePlan[],
+    services: readonly DeployedService[],
   ): Promise<{ ok: true } | { ok: false; failures: readonly { key: string; address: string; port: number; reason: string }[] }>;
 };
 
-/** A tenant planned: its plan and its declaration's text as stored. */
-type Planned = { plan: PlanSummary; text: string };
+/**
+ * A tenant planned: its plan, its declaration's text as stored, its services with their rules compiled
+ * and the signature of the stored script objects they read (deploy-rules.ts).
+ */
+type Planned = { plan: PlanSummary; text: string; services: readonly DeployedService[]; signature: string };
 /** A deployed tenant, and whether its services run (a saved one that cannot bind at start does not). */
 type Deployed = Planned & { serving: boolean };
 /** A declaration's own members (`class`, `schemaVersion`, ...) as JSON texts. */
@@ -42,6 +45,8 @@ export function createTenantDeployer(options: {
   schemaCurrent: string;
   /** Parses and prepares a saved declaration (the declaration checker: on its thread when large). */
   prepare: (text: string) => Promise<{ ok: true; declaration: PreparedDeclaration } | { ok: false }>;
+  /** The device's stored script objects and the rule interpreter; without it a service that names rules fails. */
+  rules?: RuleSupport;
 }) {
   const { store, dataPlane, clock, hostname, logger } = options;
   const running = new Map<string, Deployed>();
@@ -54,8 +59,7 @@ export function createTenantDeployer(options: {
   // within one millisecond of the clock) from ever choosing the same id.
   const historyId = () =>
     `${String(clock.nowMs()).padStart(15, '0')}-${String(sequence++ % 1_000_000).padStart(6, '0')}-${randomBytes(6).toString('hex')}`;
-  const servicesOf = (tenants: ReadonlyMap<string, Deployed>) =>
-    [...tenants.values()].filter((d) => d.serving).flatMap((d) => d.plan.services);
+  const servicesOf = (tenants: ReadonlyMap<string, Deployed>) => [...tenants.values()].filter((d) => d.serving).flatMap((d) => d.services);
   const warningsOf = (plan: PlanSummary) => (plan.warnings.length > 0 ? { warnings: [...plan.warnings] } : {});
   const defaultHeader = (): HeaderMembers => [
     ['class', '"ADC"'],
@@ -125,8 +129,19 @@ export function createTenantDeployer(options: {
           logger.error({ tenant }, 'a saved tenant no longer plans; it is not loaded');
           continue;
         }
+        const attached = await attachRules(entry.plan, options.rules);
+        if (!attached.ok) {
+          logger.error({ tenant, failure: attached.message }, 'the rules of a saved tenant cannot run; it is not loaded');
+          continue;
+        }
         saved.set(tenant, entry.plan.fingerprint);
-        running.set(tenant, { plan: entry.plan, text: entry.text, serving: true });
+        running.set(tenant, {
+          plan: entry.plan,
+          text: entry.text,
+          services: attached.services,
+          signature: attached.signature,
+          serving: true,
+        });
       }
       const next = new Map(running);
       await applyServing(next, new Set());
@@ -161,9 +176,15 @@ export function createTenantDeployer(options: {
           fail(tenant, prepared.message);
           continue;
         }
-        const planned: Planned = { plan: prepared.plan, text: prepared.text };
+        // Its rules are read (stored script objects) and compiled now: a rule that cannot run fails the tenant here.
+        const attached = await attachRules(prepared.plan, options.rules);
+        if (!attached.ok) {
+          fail(tenant, attached.message);
+          continue;
+        }
+        const planned: Planned = { plan: prepared.plan, text: prepared.text, services: attached.services, signature: attached.signature };
         const current = running.get(tenant);
-        if (current?.serving && current.plan.fingerprint === planned.plan.fingerprint) {
+        if (current?.serving && current.plan.fingerprint === planned.plan.fingerprint && current.signature === planned.signature) {
           result(tenant, {
             code: RESULT_CODE.success,
             message: 'no change',

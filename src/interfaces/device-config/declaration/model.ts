@@ -58,7 +58,7 @@ const ALWAYS_QUIET = ['class', 'label', 'remark', 'controls'];
 export const APPLIED = {
   tenant: new Set(ALWAYS_QUIET),
   application: new Set([...ALWAYS_QUIET, 'template']),
-  service: new Set([...ALWAYS_QUIET, 'virtualAddresses', 'pool', 'virtualPort']),
+  service: new Set([...ALWAYS_QUIET, 'virtualAddresses', 'pool', 'virtualPort', 'iRules']),
   pool: new Set([...ALWAYS_QUIET, 'loadBalancingMode', 'monitors', 'members']),
   poolMember: new Set([...ALWAYS_QUIET, 'servicePort', 'serverAddresses', 'addressDiscovery', 'enable', 'adminState']),
 } as const satisfies Record<string, ReadonlySet<string>>;
@@ -66,6 +66,9 @@ export const APPLIED = {
 export const SERVICE_CLASS = 'Service_HTTP';
 export const POOL_CLASS = 'Pool';
 export const MONITOR_CLASS = 'Monitor';
+/** Run by the services that name them (rules-plan.ts); `Data_Group`s are what their `class match` reads. */
+export const IRULE_CLASS = 'iRule';
+export const DATA_GROUP_CLASS = 'Data_Group';
 
 /** `virtualPort` when the service does not give one (spec: Service.virtualPort default). */
 export const DEFAULT_VIRTUAL_PORT = 80;

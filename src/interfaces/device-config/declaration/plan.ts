@@ -18,6 +18,7 @@ import {
   own,
 } from './model.ts';
 import { classOf, resolveMember, type Scope } from './references.ts';
+import { ruleReferences, tenantRules, type RuleReference, type TenantRules } from './rules-plan.ts';
 import { collectWarnings } from './warnings.ts';
 
 /** A pool as the data plane runs it: the members in rotation and whether the HTTP monitor checks them. */
@@ -28,7 +29,14 @@ export type PoolPlan = { key: string; members: { host: string; port: number }[];
  * `addresses` are the string virtual addresses as declared (`127.0.0.1%2`); references and pairs are
  * left out. A service without a pool has a pool with key '' and no members.
  */
-export type ServicePlan = { key: string; addresses: string[]; port: number; pool: PoolPlan };
+export type ServicePlan = {
+  key: string;
+  addresses: string[];
+  port: number;
+  pool: PoolPlan;
+  /** The rules it runs, in order (rules-plan.ts); only when it names some. */
+  iRules?: RuleReference[];
+};
 
 /** A tenant ready to deploy: its declaration as stored, its services, its line count and warnings. */
 export type TenantPlan = {
@@ -37,6 +45,8 @@ export type TenantPlan = {
   services: ServicePlan[];
   lineCount: number;
   warnings: string[];
+  /** What its services' rules may use (texts, pools, data groups); only when a service names rules. */
+  rules?: TenantRules;
   /** fingerprint.ts of `declaration`, when it was planned on the checker's thread. */
   fingerprint?: string;
 };
@@ -77,9 +87,17 @@ export function planTenant(tenantName: string, tenant: Readonly<Record<string, u
       } else if (own(member, 'class') === SERVICE_CLASS) {
         const pool = poolOf(pointer, member, scope);
         if (typeof pool === 'string') return { ok: false, message: pool };
-        services.push(servicePlan(pointer, member, pool));
+        const iRules = ruleReferences(pointer, member, scope);
+        if (typeof iRules === 'string') return { ok: false, message: iRules };
+        services.push({ ...servicePlan(pointer, member, pool), ...(iRules.length > 0 ? { iRules } : {}) });
       }
     }
+  }
+  let rules: TenantRules | undefined;
+  if (services.some((service) => service.iRules)) {
+    const read = tenantRules(tenantName, stored, poolPlan);
+    if (!read.ok) return { ok: false, message: read.message };
+    rules = read.rules;
   }
   return {
     ok: true,
@@ -89,6 +107,7 @@ export function planTenant(tenantName: string, tenant: Readonly<Record<string, u
       services,
       lineCount: countLines(stored),
       warnings: collectWarnings(tenantName, stored),
+      ...(rules ? { rules } : {}),
     },
   };
 }

@@ -3,6 +3,8 @@ import { classifyAddress } from '../../../traffic/virtual-address.ts';
 import {
   APPLICATION_PROPERTIES,
   APPLIED,
+  DATA_GROUP_CLASS,
+  IRULE_CLASS,
   POOL_CLASS,
   SERVICE_CLASS,
   TENANT_PROPERTIES,
@@ -56,6 +58,9 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
       const cls = own(member, 'class');
       if (cls === SERVICE_CLASS) serviceWarnings(pointer, member);
       else if (cls === POOL_CLASS) poolWarnings(pointer, member, { tenantName, tenant, appName });
+      else if (cls === IRULE_CLASS && isRunnableRule(member)) continue;
+      else if (cls === DATA_GROUP_CLASS && own(member, 'storageType') !== 'external') continue;
+      else if (cls === DATA_GROUP_CLASS) warn(pointer, 'an external data group is kept, not applied: rules see no records of it');
       else warn(pointer, `class ${clip(String(cls))} is not modelled by this device; kept as given, not applied`);
     }
   }
@@ -67,6 +72,12 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
     const poolName = isRecord(pool) ? own(pool, 'use') : pool;
     if (isCommonReference(poolName, tenantName))
       warn(at(pointer, 'pool'), `pool '${clip(poolName)}' of tenant Common is kept, not followed: this service has no members here`);
+    const rules = own(service, 'iRules');
+    (Array.isArray(rules) ? rules : []).forEach((rule, index) => {
+      const name = isRecord(rule) ? own(rule, 'use') : rule;
+      if (isCommonReference(name, tenantName))
+        warn(at(at(pointer, 'iRules'), index), `iRule '${clip(name)}' of tenant Common is kept, not followed: it does not run here`);
+    });
     const addresses = own(service, 'virtualAddresses');
     (Array.isArray(addresses) ? addresses : []).forEach((address, index) => {
       const where = at(at(pointer, 'virtualAddresses'), index);
@@ -108,6 +119,12 @@ export function collectWarnings(tenantName: string, tenant: Record_): string[] {
       }
     });
   }
+}
+
+/** An `iRule` whose text is given (as text or base64): it runs, nothing to warn about. */
+function isRunnableRule(rule: Record_): boolean {
+  const body = own(rule, 'iRule');
+  return typeof body === 'string' || (isRecord(body) && typeof own(body, 'base64') === 'string');
 }
 
 /** `monitor 'tcp' is not applied`; a `{use}` also names the class of what it uses. */

@@ -3,7 +3,7 @@ import { COLLECTIONS, collectionFields, isCollection, type CollectionName } from
 import { compileGlob, type Glob } from './glob.ts';
 import { VERSION_FORM } from './manifest.ts';
 import type { Comparison, Condition, FieldRef, Predicate, Scalar, Test } from './rule-types.ts';
-import { compileRegex } from './safe-regex.ts';
+import { compileRegex } from '../../../lib/safe-regex.ts';
 
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { compileGlob } from './glob.ts';
 import { loadRuleSetFile, parseRuleSet } from './rule-set.ts';
-import { compileRegex } from './safe-regex.ts';
+import { compileRegex } from '../../../lib/safe-regex.ts';
 
 const rule = (overrides: Record<string, unknown> = {}) => ({
   name: 'pool-without-members',

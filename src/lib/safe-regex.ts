@@ -1,3 +1,7 @@
+// Regular expressions taken from rules (the snapshot engine's rule files, `matches_regex` in a device's iRules)
+// run on JavaScript's backtracking engine against what others send, so a pattern is accepted only when it
+// cannot take exponential time.
+
 /** The longest regular expression a rule may carry. */
 export const MAX_REGEX_LENGTH = 512;
 
@@ -5,8 +9,8 @@ export const MAX_REGEX_LENGTH = 512;
  * Compiles a regular expression taken from a rule file, or says why it is refused: it must compile,
  * be at most MAX_REGEX_LENGTH long, use no back-references, and repeat no group that itself holds a
  * quantifier or an alternation (`(a+)+`, `(a|a)*`): those are what makes a backtracking engine take
- * exponential time. Polynomial cases (`a*a*b`) remain possible; they are bounded by matching one line
- * of bounded length at a time (conditions.ts).
+ * exponential time. Polynomial cases (`a*a*b`) remain possible: the caller bounds the subject's length
+ * (the snapshot engine matches one line of bounded length at a time; the data plane, a request's bounded head).
  *
  * @example compileRegex('^\\s*log\\s', 'i') // RegExp
  */
