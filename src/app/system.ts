@@ -72,7 +72,11 @@ export type SystemDependencies = {
    * probe would collide with the ports its siblings share) and set up the administrative account (these
    * are its credentials: one generated password, announced once).
    */
-  worker?: { admin: AdminCredentials };
+  worker?: {
+    admin: AdminCredentials;
+    /** Every role the workers run together: one another worker runs (the device role) is in the role map too. */
+    roles?: readonly RoleName[];
+  };
 };
 
 /** A module's compiled contract: the shared one for the project's specs, a fresh one for a fixture's. */
@@ -159,8 +163,18 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
   const roleMapSource: RoleMapSource = {
     kind: 'reference',
     registrationHost: () => (portOf('gateway') === undefined ? null : registrationRoute.host),
-    roles: () =>
-      roles.map((r) => ({ role: r.role, port: r.port, docs: config.referencePages, interfaces: r.app.specs.map((s) => s.name) })),
+    roles: () => [
+      ...roles.map((r) => ({ role: r.role, port: r.port, docs: config.referencePages, interfaces: r.app.specs.map((s) => s.name) })),
+      // With --workers, a role run by another worker listens on the port every worker was given.
+      ...(deps.worker?.roles ?? [])
+        .filter((role) => portOf(role) === undefined)
+        .map((role) => ({
+          role,
+          port: config.ports[role],
+          docs: config.referencePages,
+          interfaces: served.filter((s) => s.runtime.operations.some((op) => op.roles.includes(role))).map((s) => s.runtime.name),
+        })),
+    ],
   };
 
   const roleChecks = new Map<string, HealthCheck[]>();

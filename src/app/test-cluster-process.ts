@@ -36,11 +36,29 @@ export type ManagedProcess = {
  * mapping.start();
  * await mapping.kill();
  */
-export function managedProcess(name: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv): ManagedProcess {
+export function managedProcess(
+  name: string,
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  /** Every line the child writes (stdout and stderr), as it comes. */
+  onLine?: (line: string) => void,
+): ManagedProcess {
   let child: ChildProcess | undefined;
   let exit: Promise<number | null> = Promise.resolve(null);
   let tail = '';
-  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-TAIL_BYTES));
+  /** Keeps the tail, and passes each whole line of one stream on. */
+  const reader = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-TAIL_BYTES);
+      if (!onLine) return;
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) onLine(line);
+    };
+  };
   return {
     name,
     alive: () => child !== undefined && child.exitCode === null && child.signalCode === null,
@@ -54,8 +72,8 @@ export function managedProcess(name: string, command: string, args: readonly str
         detached: true, // a process group of its own: kill() reaches the wrapper and the child together
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-      started.stdout!.on('data', keep);
-      started.stderr!.on('data', keep);
+      started.stdout!.on('data', reader());
+      started.stderr!.on('data', reader());
       started.stdin!.on('error', () => undefined);
       exit = new Promise((resolve) => started.once('exit', (code) => resolve(code)));
       child = started;

@@ -25,6 +25,20 @@ export const newLedger = (): Ledger => ({
   counted: { answered: 0, lost: 0 },
 });
 
+/** The rate limit of a kill test: high enough that the work never reaches it. */
+export const KILL_LIMIT = 100_000;
+/** The settings of a kill test's processes. */
+export const KILL_SETTINGS = {
+  PORTOLAN_RATE_LIMIT_LIMIT: String(KILL_LIMIT),
+  // A window longer than any run: the work token's count must not start over mid-test (a slow run passes 300 s).
+  PORTOLAN_RATE_LIMIT_WINDOW_SECONDS: '86400',
+  // A task or a processing job whose process died is taken up again this long after.
+  PORTOLAN_CENTRAL_TASK_LEASE_MS: '1500',
+  PORTOLAN_SNAPSHOT_LEASE_MS: '1500',
+  // The standby takes over this long after the active device died.
+  PORTOLAN_DEVICE_LEASE_MS: '800',
+};
+
 /** The bearer token every chart create carries: the rate limiter counts it across both gateways. */
 export const WORK_TOKEN = 'scale-out-work-token';
 
@@ -179,3 +193,71 @@ const topology = (s: string) => ({
   },
   targetList: [{ type: 'DEVICE', name: 'bigip-cluster' }],
 });
+
+/** Who a round kills, and how it comes back. */
+export type Victims = {
+  /** The process (its index, or worker number) the round kills. */
+  pick(round: number): Promise<number>;
+  /** kill -9; resolves once it is gone. */
+  kill(victim: number): Promise<void>;
+  /** What to wait for once it is dead (a standby taking over). */
+  afterKill?(victim: number): Promise<void>;
+  /** Resolves once it (or its replacement) answers again. */
+  restart(victim: number): Promise<void>;
+};
+
+/**
+ * `rounds` rounds: each starts `burst` units of `works` (in turn), kills the victim once `killAfter` of them (default
+ * 1) are answered (the others in flight), waits for the rest, and has the victim back. `onKill` hears of each kill.
+ */
+export async function killRounds(
+  cluster: Cluster,
+  options: {
+    tag: string;
+    rounds: number;
+    burst: number;
+    killAfter?: number;
+    works: readonly Work[];
+    ledger: Ledger;
+    victims: Victims;
+    onKill(victim: number): void;
+  },
+): Promise<void> {
+  const { victims, works } = options;
+  for (let round = 0; round < options.rounds; round++) {
+    const victim = await victims.pick(round);
+    let answered = 0;
+    let enough: () => void = () => undefined;
+    const killTime = new Promise<void>((resolve) => (enough = resolve));
+    const burst = Array.from({ length: options.burst }, (_, i) =>
+      works[i % works.length]!(cluster, options.ledger, `${options.tag}-${round}-${i}`).finally(
+        () => ++answered >= (options.killAfter ?? 1) && enough(),
+      ),
+    );
+    await killTime;
+    await victims.kill(victim);
+    options.onKill(victim);
+    await victims.afterKill?.(victim);
+    await Promise.all(burst);
+    await victims.restart(victim);
+  }
+}
+
+/** A kill test's start: an empty ledger, a central token and a diagnostics session, and each kind of work. */
+export async function startWork(cluster: Cluster) {
+  const token = await centralToken(cluster);
+  const cookies = await diagnosticsLogin(cluster);
+  if (!cookies) throw new Error('the diagnostics login failed before any kill');
+  return {
+    ledger: newLedger(),
+    cookies,
+    work: {
+      createChart,
+      register,
+      deployDeclaration,
+      createTopology: createTopology(() => token),
+      uploadSnapshot: uploadSnapshot(() => cookies),
+      logIn,
+    } satisfies Record<string, Work>,
+  };
+}

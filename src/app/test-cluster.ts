@@ -2,7 +2,9 @@
 // PORTOLAN_ROLES=<role>) on one fresh PostgreSQL database and one Redis key prefix, HAProxy in front with the
 // configuration `portolan haproxy-config` writes (a frontend per role, /health checks), every role that calls
 // another pointed at that role's frontend. A test can kill -9 one process and start it again; everything is
-// stopped when the test ends (and by the processes' watchdogs if the test process dies).
+// stopped when the test ends (and by the processes' watchdogs if the test process dies). The same for one
+// process with every role (`single`), and for one `portolan start --workers 2` (`workers`, on the embedded
+// stores: a SQLite file, no Redis) whose workers a test can kill (test-cluster-workers.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ import { withTestPostgres } from '../stores/test-postgres.ts';
 import { ALL_MIGRATIONS } from './modules.ts';
 import { managedProcess, type ManagedProcess } from './test-cluster-process.ts';
 import { waitFor, healthy, haproxyServers } from './test-cluster-wait.ts';
+import { followWorkers, type Workers } from './test-cluster-workers.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'cli', 'main.ts');
 /** Where Debian installs HAProxy (not on every user's PATH). */
@@ -39,7 +42,10 @@ export type Cluster = {
   registrationPassword: string;
   /** The Host header registration is routed by. */
   registrationHost: string;
+  /** PostgreSQL's, or the SQLite file's (`embedded`). */
   databaseUrl: string;
+  /** The workers of the `workers` layout (undefined in the others). */
+  workers: Workers | undefined;
   /** The settings every process got (the test's overrides included). */
   env: Readonly<Record<string, string>>;
   node(role: RoleName, index: number): ClusterNode;
@@ -55,8 +61,17 @@ export type Cluster = {
 };
 
 export type ClusterOptions = {
-  /** Processes per role (default 2); `single` runs one process with every role and no HAProxy. */
-  layout?: { perRole: number } | 'single';
+  /**
+   * Processes per role (default 2); `single` runs one process with every role and no HAProxy; `workers` one
+   * `portolan start --workers 2` with every role (its workers share the ports: no HAProxy).
+   */
+  layout?: { perRole: number } | 'single' | 'workers';
+  /**
+   * Where the processes keep what they share: one PostgreSQL database and one Redis (`shared`, the default but
+   * for `workers`), or the embedded default (`embedded`: a SQLite file; the rate-limit counters where the
+   * start puts them by default: one process's memory, or with workers a SQLite file beside the database).
+   */
+  stores?: 'shared' | 'embedded';
   /** Settings for every process, over the harness's. */
   env?: Record<string, string>;
 };
@@ -72,27 +87,26 @@ export function haproxyCommand(): string | undefined {
  */
 export async function startCluster(t: TapTest, options: ClusterOptions = {}): Promise<Cluster | undefined> {
   const layout = options.layout ?? { perRole: 2 };
-  const haproxy = layout === 'single' ? undefined : haproxyCommand();
-  if (layout !== 'single' && !haproxy) {
+  const balanced = typeof layout === 'object';
+  const haproxy = balanced ? haproxyCommand() : undefined;
+  if (balanced && !haproxy) {
     t.fail('HAProxy is not installed: run `node scripts/system-packages.ts` (npm test does) or, as root, `apt-get install -y haproxy`.');
     return undefined;
   }
-  const databaseUrl = await withTestPostgres(t);
-  const redisUrl = await withTestRedis(t);
-  if (!databaseUrl || !redisUrl) return undefined;
-  const keyPrefix = withTestKeyPrefix(t, redisUrl);
   const dir = mkdtempSync(join(tmpdir(), 'portolan-cluster-'));
   const stops: (() => Promise<void>)[] = [];
   t.teardown(async () => {
     await Promise.all(stops.map((stop) => stop()));
     rmSync(dir, { recursive: true, force: true });
   });
+  const stores = await storesFor(t, options.stores ?? (layout === 'workers' ? 'embedded' : 'shared'), dir);
+  if (!stores) return undefined;
+  const { databaseUrl } = stores;
+  const followed = layout === 'workers' ? followWorkers(() => nodes[0]?.process.output() ?? '') : undefined;
 
-  const perRole = layout === 'single' ? 1 : layout.perRole;
-  const placements =
-    layout === 'single'
-      ? [{ role: 'all' as const, index: 0 }]
-      : ROLE_NAMES.flatMap((role) => range(perRole).map((index) => ({ role, index })));
+  const placements = balanced
+    ? ROLE_NAMES.flatMap((role) => range(layout.perRole).map((index) => ({ role, index })))
+    : [{ role: 'all' as const, index: 0 }];
   const ports = await findFreePorts(ROLE_NAMES.length + placements.length + 2);
   const servicePort = ports.at(-1)!;
   const frontend = Object.fromEntries(ROLE_NAMES.map((role, i) => [role, ports[i]!])) as Record<RoleName, number>;
@@ -105,19 +119,20 @@ export async function startCluster(t: TapTest, options: ClusterOptions = {}): Pr
     PORTOLAN_DATABASE: databaseUrl,
     PORTOLAN_ADMIN_USER: 'admin',
     PORTOLAN_ADMIN_PASSWORD: adminPassword,
-    PORTOLAN_LOG_LEVEL: 'warn',
+    // The workers' pids and which one answered come from the info lines (the primary's, the access lines).
+    PORTOLAN_LOG_LEVEL: followed ? 'info' : 'warn',
     PORTOLAN_LOG_FORMAT: 'json',
     PORTOLAN_VALIDATE_RESPONSES: 'true',
     PORTOLAN_SHUTDOWN_DRAIN_MS: '0',
-    PORTOLAN_RATE_LIMIT_STORE: redisUrl,
-    PORTOLAN_RATE_LIMIT_REDIS_KEY_PREFIX: keyPrefix,
-    // A counter store that does not answer is an error, not a silent count in one process.
+    ...stores.env,
+    // A counter store (Redis, or the workers' SQLite file) that does not answer is an error, not a silent count
+    // in one process; given a second on this busy machine.
     PORTOLAN_RATE_LIMIT_OUTAGE_POLICY: 'fail-closed',
     PORTOLAN_RATE_LIMIT_STORE_TIMEOUT_MS: '1000',
     PORTOLAN_MONITOR_INTERVAL_MS: '1000',
     PORTOLAN_DEVICE_HOSTNAME: CLUSTER_DEVICE_HOSTNAME,
     PORTOLAN_SNAPSHOT_DATA_DIR: join(dir, 'snapshots'), // shared by the diagnostics processes (one file system)
-    ...(layout === 'single'
+    ...(!balanced
       ? {}
       : {
           // Every role another one calls is reached at its frontend.
@@ -145,11 +160,15 @@ export async function startCluster(t: TapTest, options: ClusterOptions = {}): Pr
     // The device processes are one device (an active/standby pair): the active one serves the deployed
     // services, at ports of this cluster's own (virtual port 80 on a port free now).
     Object.assign(own, { PORTOLAN_DEVICE_DATA_DIR: deviceDir, PORTOLAN_DEVICE_PORT_OFFSET: String(servicePort - 80) });
-    const process = managedProcess(`${role}${index + 1}`, globalThis.process.execPath, [MAIN, 'start'], {
-      ...globalThis.process.env,
-      ...env,
-      ...own,
-    });
+    const args = layout === 'workers' ? [MAIN, 'start', '--workers', '2'] : [MAIN, 'start'];
+    const name = layout === 'workers' ? 'primary' : `${role}${index + 1}`;
+    const process = managedProcess(
+      name,
+      globalThis.process.execPath,
+      args,
+      { ...globalThis.process.env, ...env, ...own },
+      followed?.onLine,
+    );
     return { role: role === 'all' ? 'gateway' : role, index, port, url: local(port), process };
   });
   stops.push(async () => void (await Promise.all(nodes.map((n) => n.process.kill()))));
@@ -183,7 +202,13 @@ export async function startCluster(t: TapTest, options: ClusterOptions = {}): Pr
   }
   for (const node of nodes) node.process.start();
   await Promise.all(nodes.map((node) => healthy(node)));
-  const single = layout === 'single' ? await roleUrlsOf(nodes[0]!) : undefined;
+  if (followed)
+    await waitFor(
+      'every worker to run',
+      async () => followed.running(),
+      () => nodes[0]!.process.output().slice(-2000),
+    );
+  const single = balanced ? undefined : await roleUrlsOf(nodes[0]!);
   const urls = single ?? (Object.fromEntries(ROLE_NAMES.map((role) => [role, local(frontend[role])])) as Record<RoleName, string>);
 
   const registrationPassword = randomBytes(18).toString('base64url');
@@ -226,6 +251,7 @@ export async function startCluster(t: TapTest, options: ClusterOptions = {}): Pr
     registrationPassword,
     registrationHost: single ? `localhost:${new URL(single.gateway).port}` : registrationHost,
     databaseUrl,
+    workers: followed?.workers,
     env,
     node: nodeOf,
     kill: (role, index) => nodeOf(role, index).process.kill(),
@@ -241,6 +267,28 @@ export async function startCluster(t: TapTest, options: ClusterOptions = {}): Pr
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/**
+ * The database and the rate-limit settings: a fresh PostgreSQL database and a Redis key prefix (undefined after
+ * a visible SKIP when one is missing), or a SQLite file under `dir` and the start's own default counters.
+ */
+async function storesFor(
+  t: TapTest,
+  stores: 'shared' | 'embedded',
+  dir: string,
+): Promise<{ databaseUrl: string; env: Record<string, string> } | undefined> {
+  if (stores === 'embedded') {
+    mkdirSync(join(dir, 'data'));
+    return { databaseUrl: `sqlite:${join(dir, 'data', 'portolan.db')}`, env: {} };
+  }
+  const databaseUrl = await withTestPostgres(t);
+  const redisUrl = await withTestRedis(t);
+  if (!databaseUrl || !redisUrl) return undefined;
+  return {
+    databaseUrl,
+    env: { PORTOLAN_RATE_LIMIT_STORE: redisUrl, PORTOLAN_RATE_LIMIT_REDIS_KEY_PREFIX: withTestKeyPrefix(t, redisUrl) },
+  };
+}
 
 /** The role URLs of a process that runs every role, from its role map. */
 async function roleUrlsOf(node: ClusterNode): Promise<Record<RoleName, string>> {

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROLE_NAMES } from '../lib/roles.ts';
@@ -75,6 +76,15 @@ t.test('two workers share every port on one SQLite store; the banner is printed 
   t.equal(out.match(/Generated the administrative password/g)?.length, 1, 'a generated password is announced once');
   const urls = Object.fromEntries([...out.matchAll(/^(\w+)\s+(http:\/\/\S+)/gm)].map((m) => [m[1], m[2]]));
   t.same(Object.keys(urls).sort(), [...ROLE_NAMES].sort(), 'a URL per role');
+  // The role map names every role whichever worker answers it (worker 2 runs no device role).
+  const maps = new Set<string>();
+  for (let i = 0; i < 4; i++) {
+    const body = await getBody(`${urls.gateway}/.well-known/portolan`);
+    const map = JSON.parse(body) as { roles: { role: string; url: string }[] };
+    t.same(Object.fromEntries(map.roles.map((r) => [r.role, r.url])), urls, 'the role map names every role at its URL');
+    maps.add(body);
+  }
+  t.equal(maps.size, 1, "both workers' role maps are the same, the device role's interfaces included");
 
   // One token's requests through both workers count together: the default counters are shared.
   const bearer = { authorization: 'Bearer workers-start-token' };
@@ -120,6 +130,55 @@ t.test('two workers share every port on one SQLite store; the banner is printed 
     'no worker is left running',
   );
   t.ok(existsSync(join(dir, 'data', 'rate-limit.db')), 'the counters were kept in the SQLite file beside the database');
+});
+
+t.test('a connection the primary was handing to a worker as it died is closed, not left waiting', async (t) => {
+  const { url } = tempSqliteUrl(t);
+  const env = { ...process.env, ...ephemeralPorts, PORTOLAN_DATABASE: url, PORTOLAN_LOG_LEVEL: 'info', PORTOLAN_LOG_FORMAT: 'json' };
+  const child = spawn(process.execPath, [main, 'start', '--workers', '2'], { env });
+  t.teardown(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+  const logged = (msg: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const look = () => {
+        const line = out.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+        if (line) resolve(JSON.parse(line) as Record<string, unknown>);
+        else child.stdout.once('data', look);
+      };
+      look();
+    });
+  const pids = (await logged('every worker is running')).pids as Record<string, number>;
+  const mapping = /^mapping\s+(http:\/\/\S+)/m.exec(out)![1]!;
+  // Worker 2 stopped: the connection the primary hands it is never accepted; then it dies.
+  process.kill(pids['2']!, 'SIGSTOP');
+  const { port } = new URL(mapping);
+  const settled: Promise<string>[] = [];
+  for (let i = 0; i < 4; i++) {
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.end('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk));
+    socket.on('error', () => undefined); // a reset: closed
+    settled.push(new Promise((resolve) => socket.on('close', () => resolve(answer.split('\r\n')[0] || 'closed'))));
+  }
+  const done = new Set<number>();
+  let three: () => void = () => undefined;
+  const answeredByWorker1 = new Promise<void>((resolve) => (three = resolve));
+  settled.forEach((p, i) => void p.then(() => done.add(i) && done.size === 3 && three()));
+  // The primary hands one connection at a time to each worker: the one handed to worker 2 waits, the others
+  // are answered by worker 1.
+  await answeredByWorker1;
+  t.equal(done.size, 3, 'one connection waits for the stopped worker');
+  process.kill(pids['2']!, 'SIGKILL');
+  await logged('worker restarted');
+  t.same([...done].sort(), [0, 1, 2, 3], 'by the time worker 2 runs again, every connection was answered or closed');
+  const ends = await Promise.all(settled.filter((_, i) => done.has(i)));
+  t.same(
+    ends.filter((end) => end === 'closed'),
+    ['closed'],
+    'the one handed to the dead worker was closed, the others answered',
+  );
 });
 
 t.test('more than one worker with rate-limit counters set to memory is refused in one line, exit 2', async (t) => {

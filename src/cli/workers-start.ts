@@ -9,6 +9,7 @@ import type { AdminCredentials } from '../accounts/admin-bootstrap.ts';
 import type { RoleName } from '../lib/roles.ts';
 import type { BannerRole } from './banner.ts';
 import type { WorkerHandle, WorkerReport } from './workers.ts';
+import { closeHandoffsOnExit } from './workers-handoff.ts';
 
 type Io = { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv };
 
@@ -18,6 +19,8 @@ type WorkerStartMessage = {
   worker: number;
   admin: AdminCredentials;
   roles: readonly RoleName[];
+  /** Every role the workers run together (the role map names them all, whichever worker answers it). */
+  allRoles: readonly RoleName[];
   ports: Readonly<Record<RoleName, number>>;
 };
 type WorkerHello = { type: 'portolan:hello' };
@@ -65,6 +68,7 @@ export async function startPrimary(config: Config, io: Io): Promise<number> {
     admin: prepared.admin,
     // The device role's virtual servers bind their own ports when a declaration is deployed: worker 1 alone runs it.
     roles: worker === 1 ? config.roles : config.roles.filter((role) => role !== cl.SINGLE_WORKER_ROLE),
+    allRoles: config.roles,
     ports: prepared.ports,
   });
   const fork = (number: number): WorkerHandle => forkWorker(() => startOf(number), io.env);
@@ -76,6 +80,7 @@ export async function startPrimary(config: Config, io: Io): Promise<number> {
     clock: systemClock,
     log: logger,
     stopTimeoutMs: stopLimitMs,
+    maxRestartDelayMs: config.workerRestartMaxDelayMs,
   });
   let stopping = false;
   const stop = async (signal: string) => {
@@ -104,6 +109,7 @@ export async function startPrimary(config: Config, io: Io): Promise<number> {
 /** Forks one worker on node:cluster; it is sent its start when it asks for it (its listener is on then). */
 function forkWorker(start: () => WorkerStartMessage, env: NodeJS.ProcessEnv): WorkerHandle {
   const worker: Worker = cluster.fork(env);
+  closeHandoffsOnExit(worker);
   const reports: ((report: WorkerReport) => void)[] = [];
   // A message to a worker that has just died fails: its exit is what counts.
   worker.on('error', () => undefined);
@@ -162,7 +168,7 @@ export async function startWorker(io: Io): Promise<number> {
   };
   process.on('SIGTERM', () => void stop());
   try {
-    system = await startSystem(config, { logger, clock: systemClock, worker: { admin: start.admin } });
+    system = await startSystem(config, { logger, clock: systemClock, worker: { admin: start.admin, roles: start.allRoles } });
   } catch (error) {
     const line = explainStartFailure(error, config.database);
     if (line === undefined) logger.error({ err: error }, 'worker could not start');

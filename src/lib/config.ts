@@ -274,6 +274,14 @@ export const CORE_SETTINGS = [
     decode: (value): number => (value === 'auto' ? availableParallelism() : Number(value)),
     encode: (value) => (typeof value === 'number' ? String(value) : value),
   },
+  {
+    key: 'workerRestartMaxDelayMs',
+    env: 'PORTOLAN_WORKER_RESTART_MAX_DELAY_MS',
+    schema: { type: 'integer', minimum: 500, maximum: 3_600_000 },
+    default: 30_000,
+    description:
+      'With more than 1 worker: the longest pause before a worker that keeps dying is started again, in ms (the first is 500 ms, doubling each time; back to 500 ms once a worker has run a minute).',
+  },
 ] as const satisfies readonly Setting[];
 
 /** The environment variable of a role's port setting, e.g. `PORTOLAN_MAPPING_PORT`. */
