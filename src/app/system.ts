@@ -12,6 +12,7 @@ import type { Database, PingResult } from '../stores/database.ts';
 import { createAccountStore, type AccountStore } from '../accounts/account-store.ts';
 import { ADMIN_PROFILE, bootstrapAdmin, type AdminCredentials } from '../accounts/admin-bootstrap.ts';
 import { createBasicAuthenticator } from '../accounts/basic-auth.ts';
+import { trustedProxies } from '../server/client-address.ts';
 import type { HandlerMap } from '../server/handler-types.ts';
 import type { HealthCheck, InterfaceModule, ModuleContext, TrafficView } from '../server/interface-module.ts';
 import { buildInterfaceRuntimeFromFile, loadInterfaceRuntime, type InterfaceRuntime } from '../server/interface-runtime.ts';
@@ -144,6 +145,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
     rateLimitStatus: (authorization) => gatewayParts().limiter.status(authorization),
     pingLimiter: (ms) => gatewayParts().limiter.ping(ms),
   };
+  const proxies = trustedProxies(config.trustedProxies);
   const servers: RoleServer[] = [];
   const roles: RunningRole[] = [];
   // Read per request: a registration host derived from a gateway port of 0 becomes the port it got.
@@ -272,6 +274,7 @@ export async function startSystem(config: Config, deps: SystemDependencies): Pro
         logger: deps.logger,
         metrics,
         referencePages,
+        trustedProxies: proxies,
         ...(deps.timers ? { timers: deps.timers } : {}),
       });
       const address = await server.listen(config.ports[role], config.host).catch((error: NodeJS.ErrnoException) => {

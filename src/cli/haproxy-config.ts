@@ -184,5 +184,8 @@ defaults
     # sends one on a connection the process is closing (its keep-alive, PORTOLAN_KEEP_ALIVE_TIMEOUT_MS, is 5 s).
     timeout http-keep-alive 10s
     option http-server-close
+    # The client's address for the roles (set PORTOLAN_TRUSTED_PROXIES to this balancer's addresses): the login
+    # backoff counts per client, not per balancer.
+    option forwardfor
     timeout check 3s
 `;

@@ -82,6 +82,14 @@ export const CORE_SETTINGS = [
     description: 'Address every role listens on.',
   },
   {
+    key: 'trustedProxies',
+    env: 'PORTOLAN_TRUSTED_PROXIES',
+    schema: { type: 'string', pattern: '^[0-9A-Fa-f:.,]*$' },
+    default: '',
+    description:
+      "Addresses of the load balancers in front (comma list, e.g. HAProxy's): a request from one of them comes from the last address its X-Forwarded-For names (login backoff, logs). Empty: none is trusted.",
+  },
+  {
     key: 'portOffset',
     env: PORT_OFFSET_ENV,
     schema: { type: 'integer', minimum: -65535, maximum: 65535 },

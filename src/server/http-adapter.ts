@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { clientAddress } from './client-address.ts';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -32,6 +33,8 @@ export type ClientLimits = Pick<
   | 'maxConnections'
 >;
 
+const NO_PROXIES: ReadonlySet<string> = new Set();
+
 export type RoleServerOptions = {
   role: string;
   /** The role's request path, in order; the last stage always answers. */
@@ -42,6 +45,8 @@ export type RoleServerOptions = {
   logger: Logger;
   metrics: Metrics;
   /** Schedules the lingering close of early answers (tests move it). */
+  /** Load balancers whose X-Forwarded-For names the client (PORTOLAN_TRUSTED_PROXIES, client-address.ts); default none. */
+  trustedProxies?: ReadonlySet<string>;
   timers?: Timers;
   /** How long an early answer waits for the rest of an unread request body before closing (default 5 s). */
   lingerMs?: number;
@@ -79,6 +84,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
   const accessLog = accessLogger(log);
   const { limits } = options;
   const timers = options.timers ?? systemTimers;
+  const trusted = options.trustedProxies ?? NO_PROXIES;
   const linger: Linger = { timers, lingerMs: options.lingerMs ?? 5000 };
   // Every role's own pages come first, outside any interface's contract (the gateway does not pass them to
   // its pool; with PORTOLAN_REFERENCE_PAGES=false no role has reference pages and those paths go on).
@@ -125,7 +131,7 @@ export function createRoleServer(options: RoleServerOptions): RoleServer {
             rawHeaders: req.rawHeaders,
             body: req,
             requestId,
-            remoteAddress: req.socket.remoteAddress,
+            remoteAddress: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted),
             localAddress: req.socket.localAddress,
             signal: aborted.signal,
             connection: new SocketControl(req, log, requestId, timers),
