@@ -15,7 +15,7 @@ import { codedError } from './device-errors.ts';
 
 /** What a patch needs of the device: the deployed declaration by tenant, and a deployment. */
 export type PatchDeps = {
-  service: Pick<DeclarativeService, 'deploy' | 'tenantDeclaration'>;
+  service: Pick<DeclarativeService, 'deploy' | 'tenantDeclaration' | 'declaration'>;
   schemas: () => Promise<SchemaAt>;
   schemaCurrent: string;
 };
@@ -48,6 +48,9 @@ function operationsOf(body: unknown, schemaAt: SchemaAt): { ok: true; operations
   return errors.length > 0 ? { ok: false, errors: errors.slice(0, 100) } : { ok: true, operations };
 }
 
+/** Distinct tenants one patch may name (a patch of more is refused before any tenant is read). */
+export const MAX_PATCHED_TENANTS = 100;
+
 /** The tenants a patch's pointers name (their first token, when it is not a member of the declaration itself). */
 function tenantsNamed(operations: readonly PatchOperation[]): string[] {
   const named = new Set<string>();
@@ -60,12 +63,34 @@ function tenantsNamed(operations: readonly PatchOperation[]): string[] {
 }
 
 /**
+ * The named tenants that are deployed, by name, in one read: the named ones together, or (when one of
+ * them is not deployed: a patch may add a tenant) the whole declaration, picked from (less the members
+ * of its `header`, the declaration's own).
+ */
+async function deployedTenants(
+  service: PatchDeps['service'],
+  names: readonly string[],
+  header: Readonly<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
+  if (names.length === 0) return {};
+  const together = await service.tenantDeclaration(names);
+  const text = together.ok ? together.value : await service.declaration();
+  const declaration: unknown = text === undefined ? {} : JSON.parse(text);
+  const found: Record<string, unknown> = {};
+  for (const name of names)
+    if (isRecord(declaration) && Object.hasOwn(declaration, name) && !Object.hasOwn(header, name))
+      Object.defineProperty(found, name, { value: declaration[name], enumerable: true, writable: true, configurable: true });
+  return found;
+}
+
+/**
  * `PATCH /declare` (after the real extension): the patch applies to the declaration's own members and
  * to the deployed tenants its paths name, and the result is deployed as a `selective` deployment of those
  * tenants (a named tenant the patch removes is removed). Refused (422, nothing changed): `test`, an
- * `updateMode` other than `selective`, an operation that cannot apply, a body of the wrong shape. The
- * deployed tenants are read and the result deployed as two steps: a deployment between them is
- * overwritten by the patched tenant, as if it had come first.
+ * `updateMode` other than `selective`, an operation that cannot apply, a body of the wrong shape, a patch
+ * naming more than 100 tenants (they are read before any operation is checked). The deployed tenants
+ * are read and the result deployed as two steps: a deployment between them is overwritten by the
+ * patched tenant, as if it had come first.
  */
 export async function patchDeclaration(deps: PatchDeps, body: unknown): Promise<Result<DeployOutcome, ServiceDeployError>> {
   const deep = findTooDeep(body, MAX_DEPTH);
@@ -77,21 +102,20 @@ export async function patchDeclaration(deps: PatchDeps, body: unknown): Promise<
   if (operations.some((o) => o.path === '/updateMode' && o.value !== 'selective'))
     return refused("invalid patch - updateMode value can only be 'selective'");
 
-  // The declaration's own members as deployed (`{}` when nothing ever was), then each named tenant deployed.
+  const named = tenantsNamed(operations);
+  if (named.length > MAX_PATCHED_TENANTS)
+    return refused(`invalid patch - names ${named.length} tenants; at most ${MAX_PATCHED_TENANTS} may be patched at once`);
+
+  // The declaration's own members as deployed (`{}` when nothing ever was), then the named tenants deployed.
   const header = await deps.service.tenantDeclaration([]);
   const base: Record<string, unknown> = header.ok ? JSON.parse(header.value) : {};
+  const found = await deployedTenants(deps.service, named, base);
   if (!Object.hasOwn(base, 'class')) Object.assign(base, { class: 'ADC', schemaVersion: deps.schemaCurrent });
   delete base.updateMode;
   const deployed: string[] = [];
-  for (const tenant of tenantsNamed(operations)) {
-    const text = await deps.service.tenantDeclaration([tenant]);
-    if (!text.ok) continue;
-    Object.defineProperty(base, tenant, {
-      value: own(JSON.parse(text.value), tenant),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+  for (const tenant of named) {
+    if (!Object.hasOwn(found, tenant)) continue;
+    Object.defineProperty(base, tenant, { value: found[tenant], enumerable: true, writable: true, configurable: true });
     deployed.push(tenant);
   }
 

@@ -126,7 +126,14 @@ export const deviceConfigModule = defineModule({
         },
       ));
     // The device pair (device-pair.ts): the process holding the active lease serves the data plane and deploys.
-    const ownUrl = () => config.deviceAdvertiseUrl || (context.roleUrl('device') ?? `http://${config.host}:${config.ports.device}`);
+    // A wildcard listener (0.0.0.0, ::) is no address the other process can reach: the machine's name stands in
+    // (PORTOLAN_DEVICE_ADVERTISE_URL says better), never a URL the other process would read as its own localhost.
+    const ownUrl = () =>
+      config.deviceAdvertiseUrl ||
+      (context.roleUrl('device') ?? `http://${config.host}:${config.ports.device}`).replace(
+        /^http:\/\/(?:0\.0\.0\.0|\[::\])(?=:)/,
+        `http://${machineHostname()}`,
+      );
     // A value saved through the other process of the pair reaches this one's data plane at its next renewal.
     const applySavedDbValues = async () => {
       const { values } = await configStore.dbVariables();

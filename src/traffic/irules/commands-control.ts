@@ -88,9 +88,11 @@ function runSwitch(run: Run, args: string[], command: Parameters<CommandSpec['ru
   command.cache ??= switchForm(command.words.slice(1).map((word) => word.literal));
   const form = command.cache as SwitchForm;
   if (typeof form === 'string') throw new TclError(form);
+  run.step(args[form.subject]!.length >> 10);
   const subject = form.nocase ? args[form.subject]!.toLowerCase() : args[form.subject]!;
   const matches = (pattern: string, last: boolean): boolean => {
-    run.step();
+    // A glob's work is at most the product of the lengths; an exact comparison reads at most the pattern.
+    run.step(1 + (form.mode === 'glob' ? (pattern.length * subject.length) >> 12 : pattern.length >> 10));
     if (last && pattern === 'default') return true;
     const p = form.nocase ? pattern.toLowerCase() : pattern;
     return form.mode === 'glob' ? globMatch(p, subject) : p === subject;
@@ -155,6 +157,7 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
     forms: ['foreach varName list {body}', 'foreach {var1 var2} list {body}'],
     shape: (args) => (args.length === 3 ? [{ index: 2, kind: 'script' }] : 'wrong # args: should be "foreach varList list body"'),
     run(run, args, command) {
+      run.step((args[0]!.length + args[1]!.length) >> 10);
       const names = listValues(args[0]!).map(checkName);
       if (names.length === 0) throw new TclError('foreach varlist is empty');
       const values = listValues(args[1]!);

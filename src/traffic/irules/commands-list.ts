@@ -61,14 +61,16 @@ export const LIST_COMMANDS: CommandSpec[] = [
     run(run, args) {
       arity(args, 1, 2, 'split string ?splitChars?');
       const [text, chars = ' \t\n\r'] = args as [string, string?];
-      run.step(1 + (text.length >> 10));
+      run.step(1 + ((text.length + chars.length) >> 10));
       let parts: string[];
       if (chars === '') parts = [...text];
       else {
+        // A set: a long `chars` costs its length once, not once per character of the text.
+        const set = new Set(chars);
         parts = [];
         let from = 0;
         for (let i = 0; i < text.length; i++) {
-          if (chars.includes(text[i]!)) {
+          if (set.has(text[i]!)) {
             parts.push(text.slice(from, i));
             from = i + 1;
           }
@@ -97,6 +99,7 @@ export const LIST_COMMANDS: CommandSpec[] = [
     summary: 'Joins its arguments with spaces, trimming each.',
     forms: ['concat ?arg ...?'],
     run(run, args) {
+      run.step(args.reduce((sum, arg) => sum + arg.length, 0) >> 10);
       const result = args
         .map((arg) => arg.trim())
         .filter((arg) => arg !== '')

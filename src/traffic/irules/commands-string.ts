@@ -2,6 +2,7 @@
 // against the run's steps, and what a subcommand builds against its bytes.
 import { arity, flag } from './command-kit.ts';
 import type { CommandSpec, Run } from './model.ts';
+import { chargeSearch, findFirst, findLast } from './search.ts';
 import { TclError } from './signals.ts';
 import { globMatch, listValues, parseIndex, parseIntArg } from './values.ts';
 
@@ -21,15 +22,19 @@ function options(args: string[], allowed: readonly string[]): [Set<string>, stri
   return [found, args.slice(i)];
 }
 
-function trimSet(text: string, chars: string, left: boolean, right: boolean): string {
+const SPACE_CHARS = ' \t\n\r\v\f\0';
+const SPACE_SET = new Set(SPACE_CHARS);
+
+/** `string trim*`: the characters looked up in a set (a long `chars` costs its length once), the text counted. */
+function trimSet(run: Run, text: string, chars: string | undefined, left: boolean, right: boolean): string {
+  cost(run, text, chars ?? '');
+  const set = chars === undefined ? SPACE_SET : new Set(chars);
   let start = 0;
   let end = text.length;
-  if (left) while (start < end && chars.includes(text[start]!)) start++;
-  if (right) while (end > start && chars.includes(text[end - 1]!)) end--;
+  if (left) while (start < end && set.has(text[start]!)) start++;
+  if (right) while (end > start && set.has(text[end - 1]!)) end--;
   return text.slice(start, end);
 }
-
-const SPACE_CHARS = ' \t\n\r\v\f\0';
 
 function stringMap(run: Run, args: string[]): string {
   const [found, [mapping, text]] = options(args, ['-nocase']);
@@ -39,11 +44,29 @@ function stringMap(run: Run, args: string[]): string {
   const nocase = found.has('-nocase');
   const subject = nocase ? text.toLowerCase() : text;
   const keys = pairs.filter((_, i) => i % 2 === 0).map((key) => (nocase ? key.toLowerCase() : key));
-  run.step(((text.length * Math.max(1, keys.length)) >> 10) + 1);
+  run.step(1 + (mapping.length >> 10));
+  // The work at each position: one look per key, and a key's length when its first character matches
+  // there. It is counted as it goes (a step per 1024), so the clock is read while a long map runs.
+  let work = 0;
   let out = '';
   let from = 0;
   for (let pos = 0; pos < text.length; ) {
-    const k = keys.findIndex((key) => key !== '' && subject.startsWith(key, pos));
+    const at = subject.charCodeAt(pos);
+    let k = -1;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      work++;
+      if (key === '' || key.charCodeAt(0) !== at) continue;
+      work += key.length;
+      if (subject.startsWith(key, pos)) {
+        k = i;
+        break;
+      }
+    }
+    if (work >= 1024) {
+      run.step(work >> 10);
+      work &= 1023;
+    }
     if (k === -1) {
       pos++;
       continue;
@@ -95,9 +118,9 @@ const SUBCOMMANDS: Record<string, Sub> = {
     min: 2,
     max: 3,
     run(run, [needle, haystack, start]) {
-      cost(run, haystack!);
+      chargeSearch(run, haystack!, needle!);
       if (needle === '') return '-1';
-      return String(haystack!.indexOf(needle!, start === undefined ? 0 : Math.max(0, parseIndex(start, haystack!.length))));
+      return String(findFirst(haystack!, needle!, start === undefined ? 0 : Math.max(0, parseIndex(start, haystack!.length))));
     },
   },
   last: {
@@ -105,10 +128,10 @@ const SUBCOMMANDS: Record<string, Sub> = {
     min: 2,
     max: 3,
     run(run, [needle, haystack, last]) {
-      cost(run, haystack!);
+      chargeSearch(run, haystack!, needle!);
       if (needle === '') return '-1';
       const end = last === undefined ? haystack!.length : parseIndex(last, haystack!.length);
-      return end < 0 ? '-1' : String(haystack!.lastIndexOf(needle!, end));
+      return end < 0 ? '-1' : String(findLast(haystack!, needle!, end));
     },
   },
   map: { usage: 'string map ?-nocase? charMap string', min: 2, max: 3, run: stringMap },
@@ -116,7 +139,7 @@ const SUBCOMMANDS: Record<string, Sub> = {
     usage: 'string equal ?-nocase? ?-length int? string1 string2',
     min: 2,
     max: 5,
-    run(_, args) {
+    run(run, args) {
       let nocase = false;
       let length = -1;
       let i = 0;
@@ -127,6 +150,7 @@ const SUBCOMMANDS: Record<string, Sub> = {
       }
       let [a, b] = [args[i], args[i + 1]];
       if (a === undefined || b === undefined) throw new TclError(`wrong # args: should be "${this.usage}"`);
+      cost(run, a, b);
       if (nocase) [a, b] = [a.toLowerCase(), b.toLowerCase()];
       if (length >= 0) [a, b] = [a.slice(0, length), b.slice(0, length)];
       return flag(a === b);
@@ -136,9 +160,10 @@ const SUBCOMMANDS: Record<string, Sub> = {
     usage: 'string compare ?-nocase? string1 string2',
     min: 2,
     max: 3,
-    run(_, args) {
+    run(run, args) {
       const [found, [a, b]] = options(args, ['-nocase']);
       if (a === undefined || b === undefined) throw new TclError(`wrong # args: should be "${this.usage}"`);
+      cost(run, a, b);
       const [x, y] = found.has('-nocase') ? [a.toLowerCase(), b.toLowerCase()] : [a, b];
       return x < y ? '-1' : x > y ? '1' : '0';
     },
@@ -147,19 +172,19 @@ const SUBCOMMANDS: Record<string, Sub> = {
     usage: 'string trim string ?chars?',
     min: 1,
     max: 2,
-    run: (_, [text, chars]) => trimSet(text!, chars ?? SPACE_CHARS, true, true),
+    run: (run, [text, chars]) => trimSet(run, text!, chars, true, true),
   },
   trimleft: {
     usage: 'string trimleft string ?chars?',
     min: 1,
     max: 2,
-    run: (_, [text, chars]) => trimSet(text!, chars ?? SPACE_CHARS, true, false),
+    run: (run, [text, chars]) => trimSet(run, text!, chars, true, false),
   },
   trimright: {
     usage: 'string trimright string ?chars?',
     min: 1,
     max: 2,
-    run: (_, [text, chars]) => trimSet(text!, chars ?? SPACE_CHARS, false, true),
+    run: (run, [text, chars]) => trimSet(run, text!, chars, false, true),
   },
   repeat: {
     usage: 'string repeat string count',

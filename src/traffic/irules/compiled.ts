@@ -2,10 +2,11 @@
 // disabled and the pool picked; per event, the handlers run in priority order and the outcome says what
 // the data plane does next.
 import { Dynamic } from './dynamic.ts';
-import { type Connection, DEFAULT_BUDGET, Interp, MAX_RUN_BYTES } from './interp.ts';
+import { type Connection, DEFAULT_BUDGET, Interp } from './interp.ts';
 import type { Script } from './model.ts';
 import { BREAK, BudgetError, CONTINUE, RETURN, TclError } from './signals.ts';
 import type { CompiledRules, RuleEnvironment, RuleEvent, RuleSession, RunOutcome } from './types.ts';
+import { VariableBoundError, Variables } from './variables.ts';
 
 /** One `when` block of one rule. */
 export type Handler = { rule: string; ruleIndex: number; order: number; event: RuleEvent; priority: number; body: Script };
@@ -21,7 +22,7 @@ export function makeCompiledRules(handlers: readonly Handler[]): CompiledRules {
   return {
     handles: (event) => byEvent.has(event),
     session(environment) {
-      const state: Connection = { variables: new Map(), disabled: new Set(), pool: undefined };
+      const state: Connection = { variables: new Variables(), disabled: new Set(), pool: undefined };
       return session(byEvent, dynamic, environment, state);
     },
   };
@@ -42,12 +43,6 @@ function session(byEvent: Map<RuleEvent, Handler[]>, dynamic: Dynamic, environme
         environment.log(handler.rule, failure);
         return { kind: 'error', rule: handler.rule, message: failure };
       }
-      const held = heldBytes(state.variables);
-      if (held > MAX_RUN_BYTES) {
-        const message = `error: the connection's variables hold more than ${MAX_RUN_BYTES} bytes`;
-        environment.log(handlers.at(-1)!.rule, message);
-        return { kind: 'error', rule: handlers.at(-1)!.rule, message };
-      }
       if (interp.answered) return interp.answered;
       return state.pool === undefined ? CONTINUE_OUTCOME : { kind: 'continue', pool: state.pool };
     },
@@ -63,6 +58,8 @@ function runHandler(interp: Interp, body: Script): string | undefined {
     if (error === RETURN) return undefined;
     if (error === BREAK || error === CONTINUE) return `error: invoked "${error === BREAK ? 'break' : 'continue'}" outside of a loop`;
     if (error instanceof TclError) {
+      // Past the bound of what a connection's variables hold: they are dropped, so the connection starts over.
+      if (error instanceof VariableBoundError) interp.variables.clear();
       const where = error.line === undefined ? '' : ` (line ${error.line})`;
       return `${error instanceof BudgetError ? 'aborted' : 'error'}: ${error.message}${where}`;
     }
@@ -70,10 +67,4 @@ function runHandler(interp: Interp, body: Script): string | undefined {
     if (error instanceof RangeError) return `error: ${error.message}`;
     throw error;
   }
-}
-
-function heldBytes(variables: Map<string, string>): number {
-  let total = 0;
-  for (const [name, value] of variables) total += name.length + value.length;
-  return total;
 }

@@ -4,6 +4,7 @@
 import type { Expr, Value } from './expr-parse.ts';
 import type { Run } from './model.ts';
 import { compileRegex } from '../../lib/safe-regex.ts';
+import { chargeSearch, findFirst } from './search.ts';
 import { TclError } from './signals.ts';
 import { clip, formatDouble, globMatch, listValues, parseBoolean, parseNumber } from './values.ts';
 
@@ -108,7 +109,12 @@ function unary(op: string, a: Value): Value {
   return typeof number === 'bigint' ? wrap(-number) : -number;
 }
 
+/** Characters of an operand held as a string (a number's text is short): what comparing or scanning it reads. */
+const size = (value: Value): number => (typeof value === 'string' ? value.length : 0);
+
 function binary(run: Run, op: string, a: Value, b: Value): Value {
+  // Work proportional to the operands' length is counted against the steps, as `llength` counts it.
+  run.step((size(a) + size(b)) >> 10);
   switch (op) {
     case 'eq':
       return valueString(a) === valueString(b) ? ONE : ZERO;
@@ -123,7 +129,10 @@ function binary(run: Run, op: string, a: Value, b: Value): Value {
       const x = valueString(a);
       const y = valueString(b);
       run.step(1 + ((x.length + y.length) >> 10));
-      if (op === 'contains') return x.includes(y) ? ONE : ZERO;
+      if (op === 'contains') {
+        chargeSearch(run, x, y);
+        return findFirst(x, y) !== -1 ? ONE : ZERO;
+      }
       if (op === 'starts_with') return x.startsWith(y) ? ONE : ZERO;
       if (op === 'ends_with') return x.endsWith(y) ? ONE : ZERO;
       run.step((x.length * y.length) >> 12);

@@ -6,6 +6,7 @@ import type { Expr, Value } from './expr-parse.ts';
 import type { Command, Part, Script, SwitchArm } from './model.ts';
 import { BudgetError, TclError } from './signals.ts';
 import type { RuleBudget, RuleConnection, RuleEnvironment, RuleEvent, RuleRequest, RuleResponse, RunOutcome } from './types.ts';
+import type { Variables } from './variables.ts';
 
 /** The budget of a run when the data plane gives none. */
 export const DEFAULT_BUDGET: RuleBudget = { maxSteps: 10_000, maxMs: 50 };
@@ -17,7 +18,8 @@ const CLOCK_EVERY = 64;
 
 /** What lasts as long as the connection: variables, disabled events, the pool picked. */
 export type Connection = {
-  variables: Map<string, string>;
+  /** Bounded when a value is stored (variables.ts). */
+  variables: Variables;
   disabled: Set<string>;
   pool: string | undefined;
 };
@@ -30,7 +32,7 @@ export class Interp implements ExprHost {
   readonly request: RuleRequest | undefined;
   readonly response: RuleResponse | undefined;
   readonly environment: RuleEnvironment;
-  readonly variables: Map<string, string>;
+  readonly variables: Variables;
   answered: Exclude<RunOutcome, { kind: 'continue' } | { kind: 'error' }> | undefined;
   private readonly state: Connection;
   private readonly dynamic: Dynamic;

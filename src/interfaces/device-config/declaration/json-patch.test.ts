@@ -83,6 +83,20 @@ t.test('copies are bounded in all: doubling a subtree cannot run away', async (t
   t.match(patched, { ok: false, message: `InvalidPatchOperationError: /15: the patch copies more than ${MAX_COPIED_VALUES} values` });
 });
 
+t.test('a long list copies or is refused, never overflowing the stack', async (t) => {
+  // Past about 130 000 values, a list spread into one call's arguments throws RangeError.
+  const copy = (length: number) =>
+    applyPatch({ class: 'ADC' }, [
+      { op: 'add', path: '/T', value: Array<number>(length).fill(0) },
+      { op: 'copy', from: '/T', path: '/U' },
+    ]);
+  const copied = copy(150_000);
+  t.ok(copied.ok && (copied.document as { U: number[] }).U.length === 150_000, 'under the bound: copied');
+  t.same(copy(500_000), { ok: false, message: `InvalidPatchOperationError: /1: the patch copies more than ${MAX_COPIED_VALUES} values` });
+  const wide = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`m${i}`, i]));
+  t.ok(applyPatch({ T: wide }, [{ op: 'copy', from: '/T', path: '/U' }]).ok, 'a wide object too');
+});
+
 t.test('never throws, whatever the operations (property)', async () => {
   const pointer = fc
     .array(fc.constantFrom('T', 'A', 'p', 'members', '0', '1', '-', '__proto__', '~0', '~1', '~2', ''), { maxLength: 6 })

@@ -48,8 +48,9 @@ function countValues(value: unknown, limit: number): number {
   while (stack.length > 0 && count <= limit) {
     const node = stack.pop();
     count++;
-    if (Array.isArray(node)) stack.push(...node);
-    else if (isRecord(node)) stack.push(...Object.values(node));
+    // One by one: spreading a long list into push's arguments overflows the call stack (about 130 000 values).
+    if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (isRecord(node)) for (const item of Object.values(node)) stack.push(item);
   }
   return count;
 }

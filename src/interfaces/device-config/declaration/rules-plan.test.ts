@@ -49,6 +49,21 @@ t.test('a reference to no iRule, or an iRule that cannot be read, fails the tena
   );
 });
 
+t.test('an iRule in base64 is read with its whitespace, and a text that is not base64 fails at once however long', async (t) => {
+  const planned = (base64: string) => {
+    const out = planTenant('T', tenant({ vs: vs(['r']), r: { class: 'iRule', iRule: { base64 } } }));
+    return out.ok ? (out.plan as { rules?: { texts: Record<string, string> } }).rules?.texts['/T/A/r'] : out.message;
+  };
+  const encoded = Buffer.from('when HTTP_REQUEST { pool p }').toString('base64');
+  t.equal(planned(` ${encoded.slice(0, 8)}\n${encoded.slice(8)}\r\n `), 'when HTTP_REQUEST { pool p }', 'line breaks anywhere');
+  t.equal(planned(encoded.replace(/=+$/, '')), 'when HTTP_REQUEST { pool p }', 'unpadded, as Node reads it');
+  t.equal(planned('QQ==QQ=='), '/T/A/r/iRule/base64: is not base64', 'padding only at the end');
+  // Whitespace then one bad character: a pattern that backtracks over the whitespace is quadratic (this
+  // 1 MB text would hold the event loop for many minutes); read in one pass it fails in milliseconds.
+  t.equal(planned(`${' '.repeat(1 << 20)}!`), '/T/A/r/iRule/base64: is not base64');
+  t.equal(planned(`${'A'.repeat(1 << 20)}\t=!`), '/T/A/r/iRule/base64: is not base64');
+});
+
 t.test('what runs is not warned about; what does not run here is', async (t) => {
   const warnings = collectWarnings(
     'T',
