@@ -5,9 +5,9 @@
 // `parse.test.ts` proves, over random texts, that the two agree on what reads.
 import type { Command, Part, Script, Source, Word } from './model.ts';
 import { backslashAt } from './values.ts';
+import { SPACES, TclCursor } from './tcl-cursor.ts';
 
 const MAX_DEPTH = 100;
-const SPACES = ' \t\v\f\r';
 
 /** Why a text does not read; `unsupported` when Tcl reads it but the interpreter does not run it. */
 export class ParseError extends Error {
@@ -33,31 +33,20 @@ export function parseScript(source: Source, start = 0, end = source.text.length)
 }
 
 /** Reads text with substitutions; the expression reader uses its `[`, `$` and `"` readers too. */
-export class Parser {
+export class Parser extends TclCursor {
   readonly source: Source;
-  readonly text: string;
-  readonly end: number;
   private depth = 0;
   // What Tcl reads but the interpreter does not run: the whole text is read first (so that a problem Tcl
   // itself has is the one reported, as the checker reports it), then the first of these is.
   private unsupported: ParseError | undefined;
   constructor(source: Source, end: number) {
+    super(source.text, end);
     this.source = source;
-    this.text = source.text;
-    this.end = end;
   }
 
   /** Throws the first construct read that the interpreter does not run. */
   refuseUnsupported(): void {
     if (this.unsupported) throw this.unsupported;
-  }
-
-  private isSpace(pos: number): boolean {
-    return pos < this.end && SPACES.includes(this.text[pos]!);
-  }
-
-  private isContinuation(pos: number): boolean {
-    return this.text[pos] === '\\' && pos + 1 < this.end && this.text[pos + 1] === '\n';
   }
 
   /** Commands up to the end, or inside `[` (openBracket set) up to its `]`: the script and the index after it. */
@@ -95,31 +84,6 @@ export class Parser {
           throw new ParseError(word.braced ? 'extra characters after close-brace' : 'extra characters after close-quote', pos);
         }
       }
-    }
-  }
-
-  private skipToCommand(pos: number): number {
-    for (;;) {
-      pos = this.skipSpace(pos);
-      if (pos < this.end && this.text[pos] === '\n') {
-        pos++;
-        continue;
-      }
-      if (pos >= this.end || this.text[pos] !== '#') return pos;
-      while (pos < this.end) {
-        const c = this.text[pos++];
-        if (c === '\n') break;
-        if (c === '\\') pos++;
-      }
-      pos = Math.min(pos, this.end);
-    }
-  }
-
-  private skipSpace(pos: number): number {
-    for (;;) {
-      if (this.isSpace(pos)) pos++;
-      else if (this.isContinuation(pos)) pos += 2;
-      else return pos;
     }
   }
 

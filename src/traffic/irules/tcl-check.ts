@@ -7,12 +7,11 @@
 // itself crashes on a megabyte of `[`), so a hostile string can neither take long nor exhaust the stack.
 // No regular expression reads an unbounded part of the text (one that backtracks is quadratic): the
 // work is linear in the length, whatever the text (tcl-script.test.ts measures it over sizes).
+import { SPACES, TclCursor } from './tcl-cursor.ts';
 
 export type ScriptCheck = { ok: true } | { ok: false; kind: 'incomplete' | 'syntax'; detail: string; line: number };
 
 const MAX_DEPTH = 100;
-// Tcl's word separators (TYPE_SPACE); a newline is not one of them: it ends the command.
-const SPACES = ' \t\v\f\r';
 const NAME_CHAR = /[A-Za-z0-9_]/;
 
 class Problem {
@@ -78,23 +77,8 @@ function lineAt(text: string, at: number): number {
 }
 
 // Reads text up to `end` as a Tcl script; positions are always indexes into the whole text.
-class Scanner {
-  text: string;
-  end: number;
+class Scanner extends TclCursor {
   depth = 0;
-  constructor(text: string, end: number) {
-    this.text = text;
-    this.end = end;
-  }
-
-  private isSpace(pos: number): boolean {
-    return pos < this.end && SPACES.includes(this.text[pos]!);
-  }
-
-  // A backslash-newline is a word separator everywhere except inside braces and quotes.
-  private isContinuation(pos: number): boolean {
-    return this.text[pos] === '\\' && pos + 1 < this.end && this.text[pos + 1] === '\n';
-  }
 
   /** Commands up to the end; inside `[` (openBracket set) up to the `]` that closes it: returns the index after it. */
   script(pos: number, openBracket: number | undefined, onCommand?: (words: Word[]) => void): number {
@@ -131,33 +115,6 @@ class Scanner {
           throw new Problem('syntax', word.quoted ? 'extra characters after close-quote' : 'extra characters after close-brace', pos);
         }
       }
-    }
-  }
-
-  // Tcl's ParseComment: blanks and newlines before a command, and `#` comments running to the end of the
-  // line, where a backslash escapes any character (so a backslash-newline continues the comment).
-  private skipToCommand(pos: number): number {
-    for (;;) {
-      pos = this.skipSpace(pos);
-      if (pos < this.end && this.text[pos] === '\n') {
-        pos++;
-        continue;
-      }
-      if (pos >= this.end || this.text[pos] !== '#') return pos;
-      while (pos < this.end) {
-        const c = this.text[pos++];
-        if (c === '\n') break;
-        if (c === '\\') pos++;
-      }
-      pos = Math.min(pos, this.end);
-    }
-  }
-
-  private skipSpace(pos: number): number {
-    for (;;) {
-      if (this.isSpace(pos)) pos++;
-      else if (this.isContinuation(pos)) pos += 2;
-      else return pos;
     }
   }
 
