@@ -3,25 +3,8 @@
 // folders, pools `ltm pool`, services `ltm virtual` (a second address `<name>-1-`, as the
 // declarative service names it on a real device), monitors `ltm monitor`, script objects `ltm rule`,
 // db variables `sys db`. The snapshots engine reads it back (engine/tmsh/): the same facts.
+import { DEFAULT_PORTS, isRecord, MONITOR_DEFAULTS, numberOr, ofClass, reference, strings } from '../../lib/declaration-json.ts';
 
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const ofClass = (parent: Json, test: (cls: string) => boolean): [string, Json][] =>
-  Object.entries(parent).filter(
-    (entry): entry is [string, Json] => isRecord(entry[1]) && typeof entry[1].class === 'string' && test(entry[1].class),
-  );
-const strings = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-const numberOr = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
-const reference = (value: unknown): string =>
-  typeof value === 'string'
-    ? value
-    : isRecord(value) && typeof (value.use ?? value.bigip) === 'string'
-      ? String(value.use ?? value.bigip)
-      : '';
-
-const MONITOR_DEFAULTS = { interval: 5, timeout: 16 };
-const DEFAULT_PORTS: Readonly<Record<string, number>> = { Service_HTTP: 80, Service_HTTPS: 443 };
 const BARE_WORD = /^[A-Za-z0-9_./:%@*+=,~-]+$/;
 /** Partition names that can be a folder of the archive (and are not `.` or `..`). */
 const FOLDER_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;

@@ -1,29 +1,8 @@
 import type { Fact } from './fact.ts';
+import { DEFAULT_PORTS, isRecord, MONITOR_DEFAULTS, numberOr, ofClass, reference, strings } from '../../../lib/declaration-json.ts';
 
 /** Services named per shared listener in a finding (the count is always whole). */
 const LISTED_SERVICES = 20;
-
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-/** Own members of one class (a member named `constructor` never finds Object.prototype's). */
-const ofClass = (parent: Json, test: (cls: string) => boolean): [string, Json][] =>
-  Object.entries(parent).filter(
-    (entry): entry is [string, Json] => isRecord(entry[1]) && typeof entry[1].class === 'string' && test(entry[1].class),
-  );
-const strings = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-const numberOr = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
-/** A reference to another object: a name, `{use: name}` or `{bigip: path}`. */
-const reference = (value: unknown): string =>
-  typeof value === 'string'
-    ? value
-    : isRecord(value) && typeof (value.use ?? value.bigip) === 'string'
-      ? String(value.use ?? value.bigip)
-      : '';
-
-/** The device's monitor defaults (seed: interval 5 s, timeout 16 s). */
-const MONITOR_DEFAULTS = { interval: 5, timeout: 16 };
-const DEFAULT_PORTS: Readonly<Record<string, number>> = { Service_HTTP: 80, Service_HTTPS: 443 };
 
 /**
  * The collections derived from `config/declarations.json`: an ADC declaration (or an AS3 request

@@ -1,11 +1,10 @@
+import { MONITOR_DEFAULTS } from '../../../../lib/declaration-json.ts';
 import type { Fact } from '../fact.ts';
 import { scriptMeasures } from '../script-measures.ts';
 import type { DeviceConfig, Virtual } from './config-model.ts';
 
 /** Services named per shared listener in a finding (the count is always whole). */
 const LISTED_SERVICES = 20;
-/** The device's monitor defaults, as for declarations (interval 5 s, timeout 16 s). */
-const MONITOR_DEFAULTS = { interval: 5, timeout: 16 };
 /** The device's built-in iRule that answers every HTTP request with a redirect to HTTPS. */
 export const HTTPS_REDIRECT = '/Common/_sys_https_redirect';
 /** Monitors followed along `defaults-from` at most: a loop in a hostile file ends here. */
