@@ -16,8 +16,9 @@ import type { Stage, StageResponse } from './stages.ts';
 /** Where the role map is answered on every role. */
 export const ROLE_MAP_PATH = '/.well-known/portolan';
 
-/** The version of the installed Portolan package (the role map names it). */
-export const PORTOLAN_VERSION: string = packageVersion();
+/** The version of the installed Portolan package (the role map names it), read at the first answer, not at import. */
+let version: string | undefined;
+const portolanVersion = (): string => (version ??= packageVersion());
 
 export type RoleMapKind = 'reference' | 'prism-mock';
 
@@ -76,7 +77,7 @@ export function roleMap(source: RoleMapSource, localAddress: string | undefined)
       const url = `http://${host}:${port}`;
       return { role, url, docs: docs ? `${url}/docs` : null, interfaces: [...interfaces] };
     });
-  return { service: 'portolan', version: PORTOLAN_VERSION, kind: source.kind, registrationHost: source.registrationHost(), roles };
+  return { service: 'portolan', version: portolanVersion(), kind: source.kind, registrationHost: source.registrationHost(), roles };
 }
 
 /** Whether a request target is the role map's (its query, if any, is ignored). */
